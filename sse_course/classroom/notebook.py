@@ -1,0 +1,37 @@
+"""Small helpers that keep lesson cells honest and their output stable under nbval."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class ErrorNotRaised(AssertionError):
+    """A cell that promised an error ran cleanly: the lesson's claim is false."""
+
+
+class Caught:
+    """What :func:`expect_error` caught, for the cells after it."""
+
+    error: BaseException | None = None
+
+
+@contextmanager
+def expect_error(*types: type[BaseException]) -> Iterator[Caught]:
+    """Show an expected error as text, and fail loudly if it does not happen.
+
+    A cell tagged ``raises-exception`` keeps passing after the error is gone;
+    this helper does not::
+
+        with expect_error(UnicodeDecodeError):
+            chunk.decode("utf-8")
+    """
+    caught = Caught()
+    try:
+        yield caught
+    except types as err:
+        caught.error = err
+        print(f"{type(err).__name__}: {err}")
+        return
+    names = " or ".join(t.__name__ for t in types)
+    raise ErrorNotRaised(f"expected {names}, but the code ran without it")
