@@ -40,7 +40,6 @@ class LineSplitter:
         if not text:
             return []
         pos = 1 if self.skip_lf and text[0] == "\n" else 0
-        self.skip_lf = False
         lines: list[str] = []
         for match in LINE_END.finditer(text, pos):
             self._extend(text, pos, match.start(), lines)

@@ -35,7 +35,8 @@ class PayloadError(ValueError):
     """An event's data broke the payload contract (not an SSE framing error).
 
     ``index`` is the event's position among the events the adapter was fed
-    (0-based), ``event`` the event itself.
+    (0-based), ``event`` the event itself, ``payloads`` the payloads the same
+    ``feed()`` call completed before the failure (nothing is lost).
     """
 
     def __init__(self, problem: str, index: int, event: Event | None) -> None:
@@ -43,6 +44,7 @@ class PayloadError(ValueError):
         super().__init__(f"{where}: {problem}")
         self.index = index
         self.event = event
+        self.payloads: list[Any] = []
 
 
 def parse_json(event: Event, index: int) -> Any:
@@ -81,10 +83,14 @@ class JSONPayloads:
 
     def feed(self, events: Iterable[Event]) -> list[Any]:
         """Return the payloads of these events, in order."""
-        payloads = []
+        payloads: list[Any] = []
         for event in events:
             index, self.count = self.count, self.count + 1
-            payload = self._payload(event, index)
+            try:
+                payload = self._payload(event, index)
+            except PayloadError as err:
+                err.payloads = payloads
+                raise
             if payload is not _SKIP:
                 payloads.append(payload)
         return payloads

@@ -1,0 +1,159 @@
+"""Live streams for lesson 08: a recording httpx client, and the check for its exercise.
+
+:func:`fetch` is the lesson's client with nothing hidden: httpx streams the
+response, every chunk ``iter_raw()`` yields is recorded as it was read, and one
+``SSEParser`` turns the chunks into events. It keeps the parser so that it can
+report ``last_event_id``: the ID committed at the last dispatch, which a
+reconnecting client sends as ``Last-Event-ID``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ..errors import SSEError
+from ..events import Event
+from ..httpx_adapter import check_event_stream, sse_headers
+from ..parser import SSEParser
+from .fixtures import get_fixture
+from .harness import describe, interesting_cuts, same_events
+from .server import SSEServer
+
+#: Seconds an HTTP request may take in the lesson and the checks.
+TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class Received:
+    """What one client run saw: the chunks as read, the events, the error, the ID to resume from."""
+
+    reads: tuple[bytes, ...]
+    events: tuple[Event, ...]
+    error: SSEError | None
+    last_event_id: str
+
+
+def fetch(url: str, profile: str = "strict", last_event_id: str = "") -> Received:
+    """GET ``url`` as an event stream; record each chunk read and parse it as it arrives."""
+    parser = SSEParser(profile)
+    reads: list[bytes] = []
+    events: list[Event] = []
+    error = None
+    try:
+        with httpx.Client(timeout=TIMEOUT) as client:
+            with client.stream("GET", url, headers=sse_headers(last_event_id)) as response:
+                check_event_stream(response)
+                for chunk in response.iter_raw():
+                    reads.append(chunk)
+                    events += parser.feed(chunk)
+        events += parser.close()
+    except SSEError as err:
+        events += err.events
+        error = err
+    return Received(tuple(reads), tuple(events), error, parser.last_event_id)
+
+
+def show_received(received: Received) -> str:
+    """The reads (cuts drawn as ' | '), the events, and how the stream ended."""
+    ending = "clean end" if received.error is None else f"{type(received.error).__name__}: {received.error}"
+    lines = [f"client read:  {' | '.join(repr(chunk) for chunk in received.reads)}"]
+    lines += [f"event: {event.type!r} data={event.data!r} last_event_id={event.last_event_id!r}" for event in received.events]
+    lines.append(f"end: {ending}; a reconnecting client sends Last-Event-ID: {received.last_event_id!r}")
+    return "\n".join(lines)
+
+
+# --- the check for exercise 08 -------------------------------------------------------
+
+#: The streams the check serves: IDs in every position, a character split
+#: across writes, CR/LF pairs split, and characters that are not line ends.
+CHECK_FIXTURES = (
+    "ids/id-persists",
+    "ids/id-reset-by-empty",
+    "ids/id-with-nul-ignored",
+    "ids/id-in-data-less-block",
+    "ids/id-after-data",
+    "ids/id-uncommitted-at-eof",
+    "fields/no-data-block",
+    "utf8/emoji-token-stream",
+    "line_ends/cr-lf-split",
+    "line_ends/not-line-ends",
+)
+#: Seconds between the server's writes in the check: long enough that a
+#: loopback client reads most writes separately, short enough to stay quick.
+CHECK_PAUSE = 0.002
+
+
+@dataclass(frozen=True)
+class StreamCase:
+    """One served stream: a fixture's bytes, cut short at ``drop_at``, written at ``cuts``."""
+
+    fixture: str
+    body: bytes
+    drop_at: int
+
+    @property
+    def served(self) -> bytes:
+        return self.body[: self.drop_at]
+
+    @property
+    def cuts(self) -> list[int]:
+        return interesting_cuts(self.served)
+
+    def expected(self) -> tuple[tuple[Event, ...], str]:
+        """The browser profile's events and resume ID for the served bytes, in one read."""
+        parser = SSEParser("browser")
+        events = parser.feed(self.served) + parser.close()
+        return tuple(events), parser.last_event_id
+
+    def show(self) -> str:
+        writes = " | ".join(repr(chunk) for chunk in SSEServer(self.served, cuts=self.cuts).writes)
+        dropped = "" if self.drop_at == len(self.body) else f", dropped after byte {self.drop_at} of {len(self.body)}"
+        return f"{self.fixture}{dropped}; the server wrote\n    {writes or '(nothing)'}"
+
+
+def stream_cases() -> list[StreamCase]:
+    """Every check fixture dropped after each line end and just before it, smallest first."""
+    cases = set()
+    for fixture_id in CHECK_FIXTURES:
+        body = get_fixture(fixture_id).raw
+        ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n"]
+        drops = {len(body), *ends, *(end - 1 for end in ends)}
+        cases.update(StreamCase(fixture_id, body, drop) for drop in drops if drop > 0)
+    return sorted(cases, key=lambda case: (case.drop_at, len(case.cuts), case.fixture))
+
+
+Resume = Callable[[str], tuple[Any, str]]
+
+
+def check_resume_point(resume_point: Resume) -> None:
+    """Serve every case for real; ``resume_point(url)`` must return the browser
+    profile's events and the ``Last-Event-ID`` a reconnecting client would send."""
+    cases = stream_cases()
+    for case in cases:
+        with SSEServer(case.served, cuts=case.cuts, pause=CHECK_PAUSE) as server:
+            try:
+                got = resume_point(server.url)
+            except NotImplementedError:
+                print("resume_point: not attempted yet (it raises NotImplementedError)")
+                return
+            except Exception as err:  # a wrong answer may raise anything; show it with the case
+                raise AssertionError(f"{case.show()}\nyour resume_point raised {type(err).__name__}: {err}") from err
+        _compare(case, got)
+    print(
+        f"resume_point: right on {len(cases)} real streams from {len(CHECK_FIXTURES)} fixtures, "
+        "each dropped after every line end and just before it, written at its interesting cuts"
+    )
+
+
+def _compare(case: StreamCase, got: Any) -> None:
+    events, resume_id = case.expected()
+    got_events, got_id = got
+    if not same_events(events, got_events) or got_id != resume_id:
+        raise AssertionError(
+            f"{case.show()}\nexpected: {describe(events, None)}, Last-Event-ID {resume_id!r}\n"
+            f"     got: {describe(got_events, None)}, Last-Event-ID {got_id!r}"
+        )

@@ -1,0 +1,255 @@
+"""The course's demo SSE server: one body as ``text/event-stream``, written in chosen chunks.
+
+Fixtures show the parser every split on purpose; this server shows what a real
+connection does to the writes. It is a classroom tool, stdlib only (asyncio):
+
+* it binds loopback only (127.0.0.1 by default, on a free port) and refuses
+  any other host, so a lesson never opens a port to the network;
+* it cuts its writes at chosen byte offsets, drains each write, and can pause
+  between them ("half an emoji now, the rest in 50 ms");
+* it can close the connection early, mid-event, to simulate a dropped stream.
+  The body's end is marked by closing the connection (HTTP/1.1 allows that when
+  there is no Content-Length and no chunked coding), so to the HTTP client a
+  drop looks exactly like a clean end: only the SSE parser can tell.
+
+The asyncio loop runs in a background thread, so ``with SSEServer(...)`` works
+the same from a script, a test, or a notebook cell (whose kernel already runs
+an event loop of its own). Leaving the block stops the loop, closes every
+connection and joins the thread, each within a bounded time::
+
+    with SSEServer(get_fixture("utf8/emoji-token-stream").raw, cuts=[7, 9], pause=0.05) as server:
+        ...  # GET server.url with any HTTP client
+
+Run ``python -m sse_course.classroom.server --help`` for the one-command demo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import threading
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+
+from .harness import chunks_of
+
+#: Seconds allowed for starting, stopping, and reading a request's head.
+TIMEOUT = 5.0
+#: The request head (request line and headers) must fit in this many bytes.
+MAX_HEAD_BYTES = 16 * 1024
+
+RESPONSE_HEAD = (
+    b"HTTP/1.1 200 OK\r\n"
+    b"Content-Type: text/event-stream; charset=utf-8\r\n"
+    b"Cache-Control: no-cache\r\n"
+    b"Connection: close\r\n"
+    b"\r\n"
+)
+NOT_ALLOWED = b"HTTP/1.1 405 Method Not Allowed\r\nAllow: GET\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
+def loopback_host(host: str) -> str:
+    """Return ``host`` if it is a loopback IP address; refuse anything else.
+
+    Names are refused too ("localhost" may resolve elsewhere): a demo server
+    bound to a public interface would serve anyone on the network.
+    """
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return host
+    except ValueError:
+        pass
+    raise ValueError(f"the demo SSE server binds loopback only (e.g. 127.0.0.1 or ::1), not {host!r}")
+
+
+def planned_writes(body: bytes, cuts: Iterable[int] = (), drop_at: int | None = None) -> list[bytes]:
+    """The chunks the server writes: ``body`` (cut short at ``drop_at``) cut at ``cuts``."""
+    if drop_at is not None:
+        if not 0 <= drop_at <= len(body):
+            raise ValueError(f"drop_at={drop_at} outside 0..{len(body)}")
+        body = body[:drop_at]
+    cuts = sorted(set(cuts))
+    if any(not 0 < cut < len(body) for cut in cuts):
+        raise ValueError(f"cuts {cuts} outside 1..{len(body) - 1}")
+    return chunks_of(body, cuts) if body else []
+
+
+async def read_head(reader: asyncio.StreamReader) -> tuple[str, dict[str, str]]:
+    """Read a request head; return its method and headers (names lower-cased)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    request_line, *lines = head.decode("latin-1").split("\r\n")[:-2]
+    headers = dict(line.split(":", 1) for line in lines if ":" in line)
+    return request_line.split(" ", 1)[0], {k.strip().lower(): v.strip() for k, v in headers.items()}
+
+
+class SSEServer:
+    """Serve ``body`` to every GET as ``text/event-stream``, in planned writes.
+
+    ``cuts`` are byte offsets where one write ends and the next begins;
+    ``pause`` is the delay in seconds between writes; ``drop_at`` closes the
+    connection after that many bytes of the body. ``requests`` records each
+    request's headers (e.g. the ``Last-Event-ID`` a reconnecting client sent).
+    """
+
+    def __init__(
+        self,
+        body: bytes,
+        *,
+        cuts: Sequence[int] = (),
+        pause: float = 0.0,
+        drop_at: int | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
+        if pause < 0:
+            raise ValueError(f"pause must be >= 0 seconds, got {pause!r}")
+        self.host = loopback_host(host)
+        self.writes = planned_writes(body, cuts, drop_at)
+        self.pause = pause
+        self.port = 0
+        self.requests: list[dict[str, str]] = []
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._startup_error: BaseException | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def describe(self) -> str:
+        """The planned writes, with each cut drawn as ' | '."""
+        return " | ".join(repr(chunk) for chunk in self.writes)
+
+    # --- lifecycle ---------------------------------------------------------
+
+    def __enter__(self) -> SSEServer:
+        if self._thread is not None:
+            raise RuntimeError("this SSEServer was already started; create a new one")
+        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), name="sse-demo-server", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(TIMEOUT):
+            self._stop_thread()
+            raise RuntimeError(f"the SSE server did not start within {TIMEOUT} s")
+        if self._startup_error is not None:
+            self._thread.join(TIMEOUT)
+            raise self._startup_error
+        return self
+
+    def __exit__(self, *exc: object | TracebackType) -> None:
+        self._stop_thread()
+
+    def _stop_thread(self) -> None:
+        """Ask the loop to stop, then wait (bounded) for the thread to end."""
+        assert self._thread is not None
+        if self._loop is not None and self._stop is not None and not self._loop.is_closed():
+            try:
+                self._loop.call_soon_threadsafe(self._stop.set)
+            except RuntimeError:  # the loop closed in between: nothing left to stop
+                pass
+        self._thread.join(TIMEOUT)
+        if self._thread.is_alive():
+            raise RuntimeError(f"the SSE server thread did not stop within {TIMEOUT} s")
+
+    async def _serve(self) -> None:
+        """The server thread's whole life: bind, signal ready, serve until stopped."""
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        try:
+            server = await asyncio.start_server(self._track, self.host, 0, limit=MAX_HEAD_BYTES)
+        except BaseException as err:  # reported to the thread that called __enter__
+            self._startup_error = err
+            self._ready.set()
+            return
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        async with server:
+            await self._stop.wait()
+            server.close()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    # --- one connection -----------------------------------------------------
+
+    async def _track(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve one connection, registered so that stopping can cancel it."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            await self._respond(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError):
+            pass  # the client went away or sent no proper request head: nothing to serve
+        finally:
+            writer.close()
+            try:
+                await asyncio.wait_for(writer.wait_closed(), TIMEOUT)
+            except (ConnectionError, asyncio.TimeoutError):
+                pass
+            self._tasks.discard(task)
+
+    async def _respond(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        method, headers = await asyncio.wait_for(read_head(reader), TIMEOUT)
+        self.requests.append(headers)
+        if method != "GET":
+            writer.write(NOT_ALLOWED)
+            await writer.drain()
+            return
+        writer.write(RESPONSE_HEAD)
+        await writer.drain()
+        for index, chunk in enumerate(self.writes):
+            if index and self.pause:
+                await asyncio.sleep(self.pause)
+            writer.write(chunk)
+            await writer.drain()
+
+
+# --- the one-command demo ---------------------------------------------------------
+
+
+def parse_cuts(text: str) -> list[int]:
+    """'7,9' -> [7, 9]; '' -> []."""
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve a fixture on loopback, read it once with httpx, and show writes, reads and events."""
+    from .fixtures import get_fixture
+    from .live import fetch, show_received
+
+    args = _arguments().parse_args(argv)
+    fixture = get_fixture(args.fixture)
+    with SSEServer(fixture.raw, cuts=args.cuts, pause=args.pause, drop_at=args.drop_at) as server:
+        print(f"serving {fixture.id} at {server.url} ({len(server.writes)} writes, {args.pause} s apart)")
+        print(f"server wrote: {server.describe()}")
+        if args.forever:
+            print(f"try: curl -N {server.url}   (Ctrl-C stops the server)")
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                print("stopped")
+            return
+        print(show_received(fetch(server.url, args.profile)))
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m sse_course.classroom.server",
+        description="Serve a fixture as a real SSE stream on 127.0.0.1, cut into chosen writes, "
+        "and show what an httpx client actually read and which events the parser made of it.",
+    )
+    parser.add_argument("--fixture", default="utf8/emoji-token-stream", help="family/name (default: %(default)s)")
+    parser.add_argument("--cuts", type=parse_cuts, default=[], help="byte offsets where writes end, e.g. 7,9")
+    parser.add_argument("--pause", type=float, default=0.05, help="seconds between writes (default: %(default)s)")
+    parser.add_argument("--drop-at", type=int, default=None, help="close the connection after this many bytes")
+    parser.add_argument("--profile", choices=("strict", "browser"), default="strict")
+    parser.add_argument("--forever", action="store_true", help="keep serving (for curl) until Ctrl-C")
+    return parser
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The harness finds chunking bugs and reports the smallest split that shows them."""
+
+from __future__ import annotations
+
+from sse_course import Event, SSEParser
+from sse_course.classroom.fixtures import get_fixture
+from sse_course.classroom.harness import (
+    chunks_of,
+    find_failure,
+    interesting_cuts,
+    partitions,
+    run,
+    same_events,
+    show_split,
+)
+
+
+class DecodePerChunk(SSEParser):
+    """The classic bug: each chunk decoded on its own."""
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        return self._push(1, chunk.decode("utf-8"))
+
+
+class LfOnly(SSEParser):
+    """Lines split on LF only; CR is left in the value."""
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        return super().feed(chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\x00"))
+
+
+def test_chunks_of_and_empty_reads() -> None:
+    assert chunks_of(b"abcd", (1, 1, 3)) == [b"a", b"", b"bc", b"d"]
+    assert show_split(b"ab", (1,)) == "b'a' | b'b'"
+
+
+def test_partitions_fewest_cuts_first_and_pairs_bounded() -> None:
+    found = partitions(b"abcd", ["whole", "single", "pairs"])
+    assert found[0] == () and [len(p) for p in found] == sorted(len(p) for p in found)
+    assert (1, 3) in found
+    assert not list(partitions(b"x" * 100, ["pairs"]))
+
+
+def test_interesting_cuts_inside_characters_and_crlf() -> None:
+    raw = "data: é\r\n\r\n".encode()
+    cuts = interesting_cuts(raw)
+    assert 5 in cuts  # after 'data:'
+    assert 7 in cuts  # inside 'é'
+    assert 9 in cuts  # between CR and LF
+
+
+def test_run_collects_events_carried_by_errors() -> None:
+    outcome = run(SSEParser, [b"data: a\n\n\xff"])
+    assert outcome.events == (Event("message", "a"),)
+    assert outcome.error and outcome.error[0] == "DecodeError"
+
+
+def test_same_events_on_partial_event_shapes() -> None:
+    expected = [Event("message", "x", "1", None)]
+    assert same_events(expected, [("message", "x")])
+    assert not same_events(expected, [("message", "y")])
+    assert not same_events(expected, [])
+
+
+def test_correct_parser_has_no_failure() -> None:
+    fixture = get_fixture("utf8/two-three-four-byte")
+    assert find_failure(SSEParser, fixture) is None
+
+
+def test_per_chunk_decoding_is_caught_with_one_cut_inside_a_character() -> None:
+    fixture = get_fixture("utf8/two-three-four-byte")
+    failure = find_failure(DecodePerChunk, fixture, exact_errors=False)
+    assert failure is not None and len(failure.cuts) == 1
+    cut = failure.cuts[0]
+    assert 0x80 <= failure.raw[cut] < 0xC0  # the cut lands before a continuation byte
+    assert "|" in str(failure) and "expected" in str(failure)
+
+
+def test_shrinking_keeps_the_failure_and_makes_it_shorter() -> None:
+    fixture = get_fixture("line_ends/cr")
+    failure = find_failure(LfOnly, fixture, exact_errors=False)
+    assert failure is not None and len(failure.raw) < len(fixture.raw)
+    assert b"\r" in failure.raw
+    unshrunk = find_failure(LfOnly, fixture, exact_errors=False, shrink=False)
+    assert unshrunk is not None and unshrunk.raw == fixture.raw

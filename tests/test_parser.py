@@ -1,0 +1,158 @@
+"""SSEParser: the public contract, the two profiles, and nothing lost on error."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import sse_course
+import sse_course.errors
+from sse_course import (
+    DecodeError,
+    Event,
+    EventTooLarge,
+    IncompleteStream,
+    LineTooLong,
+    ParseLimitError,
+    ParserClosed,
+    PayloadError,
+    SSEError,
+    SSEParser,
+    aiter_events,
+    iter_events,
+)
+from sse_course.parser import SLICE_BYTES
+
+
+def test_public_names_and_error_hierarchy() -> None:
+    for name in ["SSEError", "DecodeError", "ParseLimitError", "LineTooLong", "EventTooLarge", "IncompleteStream"]:
+        assert getattr(sse_course, name) is getattr(sse_course.errors, name)
+    assert issubclass(SSEError, ValueError)
+    for cls in (DecodeError, ParseLimitError, IncompleteStream, ParserClosed):
+        assert issubclass(cls, SSEError)
+    assert issubclass(LineTooLong, ParseLimitError) and issubclass(EventTooLarge, ParseLimitError)
+    assert issubclass(PayloadError, ValueError) and not issubclass(PayloadError, SSEError)
+
+
+def test_feed_returns_events_completed_by_that_chunk() -> None:
+    parser = SSEParser()
+    assert parser.feed(b"data: a\n") == []
+    assert parser.feed(b"\ndata: b\n\ndata: c") == [Event("message", "a"), Event("message", "b")]
+    assert parser.feed(b"\n\n") == [Event("message", "c")]
+    assert parser.close() == []
+
+
+def test_cr_ending_a_chunk_dispatches_without_waiting() -> None:
+    parser = SSEParser()
+    parser.feed(b"data: a\r")
+    assert parser.feed(b"\r") == [Event("message", "a")]
+
+
+def test_unknown_profile_is_refused() -> None:
+    with pytest.raises(ValueError, match="profile must be one of"):
+        SSEParser("lenient")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("chunk", ["data: x\n\n", 5, None, [b"x"]])
+def test_non_bytes_chunk_is_a_type_error_naming_the_type(chunk) -> None:
+    with pytest.raises(TypeError, match=type(chunk).__name__):
+        SSEParser().feed(chunk)
+
+
+def test_bytearray_and_memoryview_are_bytes() -> None:
+    parser = SSEParser()
+    assert parser.feed(bytearray(b"data: a\n\n")) + parser.feed(memoryview(b"data: b\n\n")) == [
+        Event("message", "a"),
+        Event("message", "b"),
+    ]
+
+
+def test_error_carries_events_of_the_same_feed() -> None:
+    parser = SSEParser()
+    with pytest.raises(DecodeError) as caught:
+        parser.feed(b"data: a\n\ndata: b\n\n\xff")
+    assert caught.value.events == [Event("message", "a"), Event("message", "b")]
+
+
+def test_error_at_close_carries_events_and_keeps_state() -> None:
+    parser = SSEParser()
+    parser.feed(b"id: 1\ndata: a\n\nid: 2\ndata: b")
+    with pytest.raises(IncompleteStream, match="inside a line"):
+        parser.close()
+    assert parser.last_event_id == "1"
+
+
+def test_limit_error_inside_one_huge_chunk_stops_early() -> None:
+    parser = SSEParser(max_line_chars=100)
+    chunk = b"data: ok\n\ndata: " + b"x" * (50 * SLICE_BYTES)
+    with pytest.raises(LineTooLong) as caught:
+        parser.feed(chunk)
+    assert caught.value.events == [Event("message", "ok")]
+    assert len(parser.splitter.partial) <= 100
+    assert parser.decoder._consumed <= SLICE_BYTES  # the rest of the chunk was never decoded
+
+
+@pytest.mark.parametrize("profile", ["strict", "browser"])
+def test_spent_after_error_or_close(profile: str) -> None:
+    parser = SSEParser(profile, max_line_chars=3)
+    with pytest.raises(LineTooLong):
+        parser.feed(b"data: x\n\n")
+    with pytest.raises(ParserClosed, match="LineTooLong"):
+        parser.feed(b"data: y\n\n")
+    closed = SSEParser(profile)
+    closed.close()
+    with pytest.raises(ParserClosed, match=r"close\(\) was called"):
+        closed.feed(b"")
+    with pytest.raises(ParserClosed):
+        closed.close()
+
+
+def test_browser_profile_discards_unfinished_event_and_replaces_bad_bytes() -> None:
+    parser = SSEParser("browser")
+    assert parser.feed(b"data: a\xff\n\ndata: b") == [Event("message", "a\ufffd")]
+    assert parser.close() == []
+
+
+def test_last_event_id_and_retry_properties() -> None:
+    parser = SSEParser()
+    parser.feed(b"retry: 250\nid: 7\n\n")
+    assert (parser.last_event_id, parser.retry) == ("7", 250)
+
+
+def test_iter_events_yields_carried_events_before_raising() -> None:
+    seen = []
+    with pytest.raises(DecodeError):
+        for event in iter_events([b"data: a\n", b"\ndata: b\n\n\xff"]):
+            seen.append(event.data)
+    assert seen == ["a", "b"]
+
+
+def test_iter_events_passes_options() -> None:
+    with pytest.raises(LineTooLong):
+        list(iter_events([b"data: abc\n\n"], max_line_chars=4))
+    assert list(iter_events([b"data: a\n\ndata: b"], profile="browser")) == [Event("message", "a")]
+
+
+async def _chunks(*chunks: bytes):
+    for chunk in chunks:
+        await asyncio.sleep(0)
+        yield chunk
+
+
+def test_aiter_events() -> None:
+    async def collect() -> list[Event]:
+        return [event async for event in aiter_events(_chunks(b"data: \xf0\x9f", b"\x98\x80\r", b"\r"))]
+
+    assert asyncio.run(collect()) == [Event("message", "\U0001f600")]
+
+
+def test_aiter_events_yields_carried_events_then_raises() -> None:
+    async def collect(seen: list[str]) -> None:
+        async for event in aiter_events(_chunks(b"data: a\n\ndata: b\n")):
+            seen.append(event.data)
+
+    seen: list[str] = []
+    with pytest.raises(IncompleteStream):
+        asyncio.run(collect(seen))
+    assert seen == ["a"]
