@@ -34,11 +34,15 @@ class Event:
 
 
 def split_field(line: str) -> tuple[str, str]:
-    """Return (name, value) of a field line: first colon, one space dropped."""
-    name, colon, value = line.partition(":")
-    if colon and value.startswith(" "):
-        value = value[1:]
-    return name, value
+    """Return (name, value) of a field line: first colon, one space dropped.
+
+    The value is sliced once from the line, so a huge data line is copied once.
+    """
+    colon = line.find(":")
+    if colon < 0:
+        return line, ""
+    start = colon + 2 if line.startswith(" ", colon + 1) else colon + 1
+    return line[:colon], line[start:]
 
 
 def parse_retry(value: str) -> int | None:
