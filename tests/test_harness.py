@@ -83,3 +83,20 @@ def test_shrinking_keeps_the_failure_and_makes_it_shorter() -> None:
     assert b"\r" in failure.raw
     unshrunk = find_failure(LfOnly, fixture, exact_errors=False, shrink=False)
     assert unshrunk is not None and unshrunk.raw == fixture.raw
+
+
+def test_failure_message_shows_every_event_field() -> None:
+    class NoRetry(SSEParser):
+        """retry never recorded."""
+
+        def feed(self, chunk: bytes) -> list[Event]:
+            return [Event(e.type, e.data, e.last_event_id, None) for e in super().feed(chunk)]
+
+    failure = find_failure(NoRetry, get_fixture("retry/retry-valid"), shrink=False)
+    assert failure is not None and "5000" in str(failure)
+
+
+def test_shrinking_never_cuts_a_character_in_half() -> None:
+    failure = find_failure(LfOnly, get_fixture("utf8/two-three-four-byte"), "browser", exact_errors=False)
+    if failure is not None:
+        failure.raw.decode("utf-8")  # still valid UTF-8: no half characters left behind

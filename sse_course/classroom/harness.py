@@ -193,8 +193,8 @@ class Failure:
 
 
 def describe(events: Iterable[Any], error: tuple[str, str] | None) -> str:
-    """Events and error, compactly, for failure messages."""
-    text = "[" + ", ".join(repr(as_event(e)[:2]) for e in events) + "]"
+    """Events (every field the parser gives) and error, for failure messages."""
+    text = "[" + ", ".join(repr(as_event(e)) for e in events) + "]"
     return text + (f" then {error[0]}: {error[1]}" if error else "")
 
 
@@ -242,19 +242,27 @@ def reference_outcome(raw: bytes, profile: str, options: dict[str, Any]) -> Expe
 
 
 def shorter_input(factory: Factory, failure: Failure, options: dict[str, Any], exact_errors: bool) -> Failure:
-    """Delete byte ranges (halving their size) while the parser still disagrees,
-    in the same way, with the reference parser on the shorter input."""
+    """Delete byte ranges between characters (halving their size) while the parser
+    still disagrees, in the same way, with the reference parser on the shorter input."""
     size = max(len(failure.raw) // 2, 1)
     while size >= 1:
         start = 0
         while start < len(failure.raw):
-            trial = _without(failure, start, size, options, exact_errors, factory)
+            trial = None
+            if on_boundary(failure.raw, start) and on_boundary(failure.raw, start + size):
+                trial = _without(failure, start, size, options, exact_errors, factory)
             if trial is None:
                 start += size
             else:
                 failure = trial
         size //= 2
     return failure
+
+
+def on_boundary(raw: bytes, position: int) -> bool:
+    """Is ``position`` between characters? Shrinking never cuts one in half,
+    or the smaller example would show a different (decoding) problem."""
+    return position >= len(raw) or not 0x80 <= raw[position] < 0xC0
 
 
 def _without(
