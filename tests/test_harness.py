@@ -97,6 +97,11 @@ def test_failure_message_shows_every_event_field() -> None:
 
 
 def test_shrinking_never_cuts_a_character_in_half() -> None:
-    failure = find_failure(LfOnly, get_fixture("utf8/two-three-four-byte"), "browser", exact_errors=False)
-    if failure is not None:
-        failure.raw.decode("utf-8")  # still valid UTF-8: no half characters left behind
+    class BrowserLfOnly(LfOnly):
+        def __init__(self) -> None:
+            super().__init__("browser")
+
+    fixture = get_fixture("line_ends/cr-then-split-character")
+    failure = find_failure(BrowserLfOnly, fixture, "browser", exact_errors=False)
+    assert failure is not None and len(failure.raw) < len(fixture.raw)
+    failure.raw.decode("utf-8")  # still valid UTF-8: no half characters left behind
