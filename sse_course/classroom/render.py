@@ -25,7 +25,7 @@ ROLE_COLOURS = {
     "lead": "#ffb347",
     "continuation": "#ffe3b0",
     "invalid": "#ff6b6b",
-    "cr": "#8fd694",
+    "cr": "#c3a6f0",
     "lf": "#4fb35a",
 }
 ROLE_NAMES = {
