@@ -110,7 +110,7 @@ class SSEParser:
         try:
             output = produce()
         except SSEError as err:
-            err.events = self._push(level + 1, err.completed)
+            err.events = [] if err.completed is None else self._push(level + 1, err.completed)
             raise
         return self._push(level + 1, output)
 

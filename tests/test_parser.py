@@ -156,3 +156,21 @@ def test_aiter_events_yields_carried_events_then_raises() -> None:
     with pytest.raises(IncompleteStream):
         asyncio.run(collect(seen))
     assert seen == ["a"]
+
+
+def test_layer_error_without_completed_output_loses_nothing_else() -> None:
+    """A layer (say, a learner's) may raise without saying what it completed."""
+
+    class Refusing:
+        def feed(self, text: str) -> list[str]:
+            raise IncompleteStream("refused")
+
+        def close(self) -> list[str]:
+            return []
+
+    parser = SSEParser()
+    parser.feed(b"data: a\n\n")
+    parser._stages = (parser.decoder, Refusing(), parser.assembler)
+    with pytest.raises(IncompleteStream) as caught:
+        parser.feed(b"x")
+    assert caught.value.events == []

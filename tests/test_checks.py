@@ -1,0 +1,256 @@
+"""Every check tells right from wrong: it rejects every zoo member wrong for its
+layer with the smallest failing split, accepts the package's own code, and says
+"not attempted yet" (without raising) for a stub."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from sse_course import SSEParser
+from sse_course.classroom import checks
+from sse_course.classroom.fixtures import get_fixture
+from sse_course.classroom.harness import find_failure
+from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
+from sse_course.decoding import Utf8Decoder
+from sse_course.events import EventAssembler
+from sse_course.lines import LineSplitter
+from sse_course.payloads import JSONPayloads
+
+LAYER_CHECKS: dict[str, tuple[Callable[..., None], type]] = {
+    "decoding": (checks.check_decoder, Utf8Decoder),
+    "lines": (checks.check_line_splitter, LineSplitter),
+    "events": (checks.check_event_assembler, EventAssembler),
+    "limits": (checks.check_line_limit, LineSplitter),
+}
+
+#: The fixture lesson 07's solution gives (solutions/07-evidence.ipynb).
+OWN_FIXTURE = {
+    "about": "Spaces around an event type belong to it.",
+    "input": "event:  add \ndata: x\n\n",
+    "expect": {"events": [{"type": " add ", "data": "x"}]},
+}
+
+
+def rejection(check: Callable[[], None]) -> str:
+    with pytest.raises(AssertionError) as caught:
+        check()
+    return str(caught.value)
+
+
+def assert_shows_split(message: str) -> None:
+    assert "under the split\n    b'" in message and "expected: " in message and "got: " in message, message
+
+
+@pytest.mark.parametrize("name", [n for layer in LAYER_CHECKS for n in members(layer=layer)])
+def test_layer_check_rejects_zoo_member(name: str) -> None:
+    check, _ = LAYER_CHECKS[ZOO[name].layer]
+    assert_shows_split(rejection(lambda: check(ZOO[name].part)))
+
+
+@pytest.mark.parametrize("profile", ["strict", "browser"])
+@pytest.mark.parametrize("name", members())
+def test_check_parser_rejects_zoo_member(name: str, profile: str, capsys: pytest.CaptureFixture[str]) -> None:
+    factory = functools.partial(ZOO[name], profile)
+    if profile in ZOO[name].wrong_in:
+        assert_shows_split(rejection(lambda: checks.check_parser(factory, profile)))
+    else:
+        checks.check_parser(factory, profile)
+        assert capsys.readouterr().out.startswith("Correct: your parser")
+
+
+@pytest.mark.parametrize("layer", sorted(LAYER_CHECKS))
+def test_layer_check_accepts_the_package(layer: str, capsys: pytest.CaptureFixture[str]) -> None:
+    check, reference = LAYER_CHECKS[layer]
+    check(reference)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: ") and "partitions" in out and "strict and browser" in out
+
+
+@pytest.mark.parametrize("profile", ["strict", "browser"])
+def test_check_parser_accepts_the_package_and_the_quadratic_member(profile: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for cls in (SSEParser, ZOO["quadratic-rebuild"]):
+        checks.check_parser(functools.partial(cls, profile), profile)
+        out = capsys.readouterr().out
+        assert out.startswith("Correct: your parser") and "refuses one 8 MiB chunk" in out
+
+
+class TupleParser:
+    """A learner's parser that returns (type, data) tuples and takes no options."""
+
+    def __init__(self) -> None:
+        self.parser = SSEParser("browser")
+
+    def feed(self, chunk: bytes) -> list[tuple[str, str]]:
+        return [(e.type, e.data) for e in self.parser.feed(chunk)]
+
+    def close(self) -> list[tuple[str, str]]:
+        return [(e.type, e.data) for e in self.parser.close()]
+
+
+def test_check_parser_accepts_tuples_and_skips_limits_it_cannot_set(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_parser(TupleParser, "browser")
+    assert "limit fixtures skipped" in capsys.readouterr().out
+
+
+class WholeChunkDecoder(SSEParser):
+    """Copies each chunk into a buffer before parsing it: right events, unbounded memory."""
+
+    def feed(self, chunk: bytes) -> list:
+        buffer = bytearray(chunk)
+        return super().feed(bytes(buffer))
+
+
+def test_huge_chunk_must_be_refused_before_buffering() -> None:
+    message = rejection(lambda: checks.check_parser(functools.partial(WholeChunkDecoder, "browser"), "browser"))
+    assert "raised LineTooLong only after holding" in message
+    unbounded = ZOO["line-limit-at-line-end"]("strict", max_line_chars=checks.HUGE_LIMIT)
+    with pytest.raises(AssertionError, match="feed\\(\\) returned"):
+        checks.refuses_huge_chunk(unbounded, "it")
+
+
+class CrWaitsThenFlushes(CrWaits):
+    """Holds a read's final CR until the next read, and ends the line at close():
+    the totals are right, only the timing is wrong."""
+
+    def close(self) -> list[str]:
+        if not self.buffer.endswith("\r"):
+            return super().close()
+        line, self.buffer = self.buffer[:-1], ""
+        return [line]
+
+
+class EventsAtClose(SSEParser):
+    """Returns every event from close(): right totals, nothing while streaming."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held: list = []
+
+    def feed(self, chunk: bytes) -> list:
+        self.held += super().feed(chunk)
+        return []
+
+    def close(self) -> list:
+        return self.held + super().close()
+
+
+def test_events_held_back_for_a_later_read_are_rejected() -> None:
+    crlf = get_fixture("line_ends/crlf")
+    late = lambda: compose("strict", splitter=CrWaitsThenFlushes())  # noqa: E731
+    assert find_failure(late, crlf) is None, "the totals alone should not catch it"
+    message = rejection(lambda: checks.check_line_splitter(CrWaitsThenFlushes))
+    assert "returns an event late" in message and "under the split\n    b'" in message
+    message = rejection(lambda: checks.check_parser(EventsAtClose))
+    assert "returns an event late" in message
+
+
+class Stub:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def feed(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> Any:
+        raise NotImplementedError
+
+
+class HalfDone(Utf8Decoder):
+    """feed written, close still a stub: not attempted either."""
+
+    def close(self) -> str:
+        raise NotImplementedError
+
+
+def stub_function(*args: Any) -> Any:
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    "check, stub",
+    [
+        (checks.check_parser, Stub),
+        (checks.check_decoder, Stub),
+        (checks.check_decoder, HalfDone),
+        (checks.check_line_splitter, Stub),
+        (checks.check_event_assembler, Stub),
+        (checks.check_line_limit, Stub),
+        (checks.check_json_adapter, Stub),
+        (checks.check_payloads, Stub),
+        (checks.check_split_finder, stub_function),
+        (checks.check_own_fixture, stub_function),
+    ],
+)
+def test_stub_is_not_attempted_and_does_not_raise(check: Callable[[Any], None], stub: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    check(stub)
+    assert capsys.readouterr().out.startswith("Not attempted yet: ")
+
+
+@pytest.mark.parametrize("name", ["json-error-leaks", "empty-data-skipped"])
+def test_json_adapter_check_rejects_payload_zoo(name: str) -> None:
+    assert_shows_split(rejection(lambda: checks.check_json_adapter(PAYLOAD_ZOO[name])))
+
+
+def test_payload_pipeline_check_rejects_per_chunk_json(capsys: pytest.CaptureFixture[str]) -> None:
+    message = rejection(lambda: checks.check_payloads(PAYLOAD_ZOO["per-chunk-json"]))
+    assert_shows_split(message) and " | " in message
+    checks.check_payloads(lambda **config: checks.AdapterPipeline(JSONPayloads(**config)))
+    checks.check_json_adapter(JSONPayloads)
+    assert capsys.readouterr().out.count("Correct: ") == 2
+
+
+def test_split_cases_break_where_they_should() -> None:
+    """Each zoo parser in the lesson 01 cases breaks under some cut; SSEParser does not."""
+    for name, profile, raw in checks.SPLIT_CASES:
+        cut = checks.first_breaking_cut(checks._split_case_factory(name, profile), raw)
+        assert (cut is None) == (name == ""), name
+
+
+@pytest.mark.parametrize(
+    "finder",
+    [
+        lambda factory, raw: None,
+        lambda factory, raw: 1,
+        lambda factory, raw: checks.first_breaking_cut(factory, raw[:-1]),
+    ],
+)
+def test_split_finder_check_rejects_wrong_finders(finder: Callable[..., Any]) -> None:
+    message = rejection(lambda: checks.check_split_finder(finder))
+    assert "expected: " in message and " | " in message
+
+
+def test_split_finder_check_accepts_the_reference(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_split_finder(checks.first_breaking_cut)
+    assert capsys.readouterr().out.startswith("Correct: ")
+
+
+def test_own_fixture_accepted_when_right_and_catching(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_own_fixture(lambda: OWN_FIXTURE)
+    out = capsys.readouterr().out
+    assert out.startswith("Correct: ") and "which every shipped fixture misses" in out
+
+
+def test_own_fixture_rejected_when_its_expectation_is_wrong() -> None:
+    wrong = {**OWN_FIXTURE, "expect": {"events": [{"type": "add", "data": "x"}]}}
+    assert_shows_split(rejection(lambda: checks.check_own_fixture(wrong)))
+
+
+def test_own_fixture_rejected_when_it_does_not_catch_the_target() -> None:
+    message = rejection(lambda: checks.check_own_fixture({"input": "data: x\n\n", "expect": {"events": [{"data": "x"}]}}))
+    assert "passes it under every split" in message
+
+
+def test_own_fixture_rejected_when_malformed() -> None:
+    assert "format" in rejection(lambda: checks.check_own_fixture({"input": "data: x\n\n"}))
+
+
+def test_generated_streams_are_seeded_and_varied() -> None:
+    streams = [fixture.raw for fixture in checks.generated_fixtures()]
+    assert streams == [fixture.raw for fixture in checks.generated_fixtures.__wrapped__()]
+    for needle in (b"\r", b"\r\n", b"\xef\xbb\xbf", b"event", b"retry", b"id"):
+        assert any(needle in raw for raw in streams), needle
+    assert any(fixture.expected["strict"].error for fixture in checks.generated_fixtures())

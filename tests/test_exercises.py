@@ -1,0 +1,107 @@
+"""exercises/ is what tools/make_exercises.py makes of solutions/, and its stubs are real stubs."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("make_exercises", ROOT / "tools" / "make_exercises.py")
+make_exercises = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(make_exercises)
+
+SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
+EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+def code_cells(path: Path) -> list[nbformat.NotebookNode]:
+    return [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+
+
+def test_exercises_are_in_sync_with_solutions() -> None:
+    assert make_exercises.check(SOLUTIONS) == []
+
+
+def test_check_mode_notices_a_stale_or_missing_exercise(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(ROOT / "exercises", tmp_path, dirs_exist_ok=True)
+    monkeypatch.setattr(make_exercises, "EXERCISES", tmp_path)
+    first = tmp_path / SOLUTIONS[0].name
+    notebook = nbformat.read(first, as_version=4)
+    notebook.cells[-1].source += "\n"
+    nbformat.write(notebook, first)
+    (tmp_path / SOLUTIONS[1].name).unlink()
+    problems = make_exercises.check(SOLUTIONS)
+    assert any("differs" in p and first.name in p for p in problems)
+    assert any("missing" in p and SOLUTIONS[1].name in p for p in problems)
+    assert make_exercises.main(["--check"]) == 1
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_solution_markers_are_balanced_and_inside_bodies(path: Path) -> None:
+    blocks = 0
+    for index, cell in enumerate(code_cells(path)):
+        make_exercises.stub_source(cell.source, f"{path.name}, cell {index}")  # raises MarkerError
+        blocks += cell.source.count(make_exercises.BEGIN)
+    assert blocks > 0, f"{path.name} has nothing for the learner to write"
+
+
+def stub_functions(source: str) -> list[str]:
+    """Names of functions whose body (after a docstring) is only `raise NotImplementedError`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body[1:] if isinstance(node.body[0], ast.Expr) else node.body
+            if len(body) == 1 and isinstance(body[0], ast.Raise) and ast.unparse(body[0]) == "raise NotImplementedError":
+                found.append(node.name)
+    return found
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
+def test_every_stub_is_a_whole_body_that_raises(path: Path) -> None:
+    for cell in code_cells(path):
+        stubs = cell.source.count(make_exercises.STUB)
+        assert make_exercises.BEGIN not in cell.source and make_exercises.END not in cell.source
+        assert len(stub_functions(cell.source)) == stubs, cell.source
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
+def test_every_check_in_an_exercise_says_not_attempted(path: Path) -> None:
+    """The stored outputs (kept current by nbval) show a learner's first run."""
+    checks = [cell for cell in code_cells(path) if cell.source.lstrip().startswith("check_")]
+    assert checks, f"{path.name} has no check cell"
+    for cell in checks:
+        text = "".join(output.get("text", "") for output in cell.outputs)
+        assert text.startswith("Not attempted yet: "), (path.name, cell.source, text)
+
+
+def test_stub_source_keeps_indentation_and_code_outside_markers() -> None:
+    source = "def f(x):\n    y = 1\n    ### BEGIN SOLUTION\n    return x + y\n    ### END SOLUTION\n\nprint(2)"
+    assert make_exercises.stub_source(source) == "def f(x):\n    y = 1\n    raise NotImplementedError\n\nprint(2)"
+
+
+@pytest.mark.parametrize(
+    "source, problem",
+    [
+        ("def f():\n    ### BEGIN SOLUTION\n    pass", "without"),
+        ("def f():\n    pass\n    ### END SOLUTION", "without"),
+        ("def f():\n    ### BEGIN SOLUTION\n    ### BEGIN SOLUTION\n    ### END SOLUTION", "inside another"),
+        ("### BEGIN SOLUTION\nx = 1\n### END SOLUTION", "inside a function"),
+    ],
+)
+def test_stub_source_refuses_bad_markers(source: str, problem: str) -> None:
+    with pytest.raises(make_exercises.MarkerError, match=problem):
+        make_exercises.stub_source(source)
+
+
+def test_cells_tagged_solution_are_left_out() -> None:
+    solution = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_markdown_cell("answer")]
+    )
+    solution.cells[1].metadata["tags"] = [make_exercises.SOLUTION_TAG]
+    exercise = make_exercises.exercise_of(solution, "00-test.ipynb")
+    assert [cell.source for cell in exercise.cells[1:]] == ["x = 1"]

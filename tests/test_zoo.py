@@ -1,0 +1,85 @@
+"""The zoo's members are real mistakes: each is wrong where it says, and only there."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from unittest import mock
+
+import pytest
+
+from sse_course.classroom.fixtures import load_fixtures
+from sse_course.classroom.harness import find_failure
+from sse_course.classroom.zoo import PROFILES, ZOO, RebuildingSplitter, members
+from sse_course.lines import LineSplitter
+
+#: Members that no shipped fixture shows: the right-but-slow one, and lesson 07's target.
+NOT_SHOWN_BY_FIXTURES = {"quadratic-rebuild", "event-type-stripped"}
+
+
+def first_failing_fixture(name: str, profile: str) -> str | None:
+    cls = ZOO[name]
+    for fixture in load_fixtures():
+        if find_failure(lambda: cls(profile, **fixture.options), fixture, profile, shrink=False):
+            return fixture.id
+    return None
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize("name", sorted(set(ZOO) - NOT_SHOWN_BY_FIXTURES))
+def test_member_is_wrong_exactly_in_its_profiles(name: str, profile: str) -> None:
+    failing = first_failing_fixture(name, profile)
+    if profile in ZOO[name].wrong_in:
+        assert failing is not None, f"{name} passes every shipped fixture in {profile}"
+    else:
+        assert failing is None, f"{name} claims to be right in {profile} but fails {failing}"
+
+
+@pytest.mark.parametrize("name", sorted(NOT_SHOWN_BY_FIXTURES))
+def test_members_the_fixtures_do_not_show(name: str) -> None:
+    """The quadratic member gives the reference's output everywhere; lesson 07's
+    target really is missed by every shipped fixture (its exercise relies on it)."""
+    for profile in PROFILES:
+        assert first_failing_fixture(name, profile) is None
+
+
+def test_quadratic_member_rescans_the_whole_line() -> None:
+    """n one-character reads of one line: the package scans n characters, the
+    rebuilding splitter n(n+1)/2, which is what lesson 09 plots."""
+    n = 200
+
+    def scanned(splitter: LineSplitter) -> int:
+        seen: list[int] = []
+        original = LineSplitter.feed
+
+        def counting(self: LineSplitter, text: str) -> list[str]:
+            seen.append(len(text))
+            return original(self, text)
+
+        with mock.patch.object(LineSplitter, "feed", counting):
+            for _ in range(n):
+                splitter.feed("x")
+        return sum(seen)
+
+    assert scanned(LineSplitter()) == n
+    assert scanned(RebuildingSplitter()) == n * (n + 1) // 2
+
+
+def test_every_member_names_its_mistake_and_layer() -> None:
+    layers = {"decoding", "lines", "events", "limits", "performance"}
+    for name, cls in ZOO.items():
+        assert cls.layer in layers and cls.wrong_in <= PROFILES, name
+        assert cls.__doc__ and len(cls.__doc__) > 40, name
+        assert cls("browser").profile == "browser"
+
+
+def test_members_filter() -> None:
+    assert set(members(layer="decoding")) == {n for n, c in ZOO.items() if c.layer == "decoding"}
+    assert "dispatch-at-eof" in members(profile="browser") and "dispatch-at-eof" not in members(profile="strict")
+    assert "quadratic-rebuild" not in members()
+
+
+def test_zoo_imports_cheaply() -> None:
+    code = "import sys, sse_course.classroom.zoo; print(sorted(m for m in ('ipywidgets', 'matplotlib', 'numpy') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
