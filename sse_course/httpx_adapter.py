@@ -44,9 +44,8 @@ def check_event_stream(response: httpx.Response) -> None:
     """Refuse a response that is not a 200 with media type ``text/event-stream``."""
     media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if response.status_code != 200 or media_type != "text/event-stream":
-        raise NotAnEventStream(
-            f"expected 200 text/event-stream from {response.url}, got {response.status_code} {media_type or 'no content type'}"
-        )
+        got = f"{response.status_code} {media_type or 'no content type'}"
+        raise NotAnEventStream(f"expected 200 text/event-stream from {response.url}, got {got}")
 
 
 def iter_sse(response: httpx.Response, **options: Any) -> Iterator[Event]:

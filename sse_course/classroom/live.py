@@ -19,8 +19,9 @@ from ..errors import SSEError
 from ..events import Event
 from ..httpx_adapter import check_event_stream, sse_headers
 from ..parser import SSEParser
+from .checks import NotAttempted, exercise
 from .fixtures import get_fixture
-from .harness import describe, interesting_cuts, same_events
+from .harness import as_event, interesting_cuts, same_events
 from .server import SSEServer
 
 #: Seconds an HTTP request may take in the lesson and the checks.
@@ -59,9 +60,11 @@ def fetch(url: str, profile: str = "strict", last_event_id: str = "") -> Receive
 
 def show_received(received: Received) -> str:
     """The reads (cuts drawn as ' | '), the events, and how the stream ended."""
-    ending = "clean end" if received.error is None else f"{type(received.error).__name__}: {received.error}"
+    ending = "no error" if received.error is None else f"{type(received.error).__name__}: {received.error}"
     lines = [f"client read:  {' | '.join(repr(chunk) for chunk in received.reads)}"]
-    lines += [f"event: {event.type!r} data={event.data!r} last_event_id={event.last_event_id!r}" for event in received.events]
+    lines += [
+        f"event: {event.type!r} data={event.data!r} last_event_id={event.last_event_id!r}" for event in received.events
+    ]
     lines.append(f"end: {ending}; a reconnecting client sends Last-Event-ID: {received.last_event_id!r}")
     return "\n".join(lines)
 
@@ -129,7 +132,8 @@ def stream_cases() -> list[StreamCase]:
 Resume = Callable[[str], tuple[Any, str]]
 
 
-def check_resume_point(resume_point: Resume) -> None:
+@exercise("resume_point")
+def check_resume_point(resume_point: Resume) -> str:
     """Serve every case for real; ``resume_point(url)`` must return the browser
     profile's events and the ``Last-Event-ID`` a reconnecting client would send."""
     cases = stream_cases()
@@ -137,15 +141,14 @@ def check_resume_point(resume_point: Resume) -> None:
         with SSEServer(case.served, cuts=case.cuts, pause=CHECK_PAUSE) as server:
             try:
                 got = resume_point(server.url)
-            except NotImplementedError:
-                print("resume_point: not attempted yet (it raises NotImplementedError)")
-                return
+            except NotImplementedError as err:
+                raise NotAttempted("resume_point") from err
             except Exception as err:  # a wrong answer may raise anything; show it with the case
                 raise AssertionError(f"{case.show()}\nyour resume_point raised {type(err).__name__}: {err}") from err
         _compare(case, got)
-    print(
-        f"resume_point: right on {len(cases)} real streams from {len(CHECK_FIXTURES)} fixtures, "
-        "each dropped after every line end and just before it, written at its interesting cuts"
+    return (
+        f"on {len(cases)} real streams from {len(CHECK_FIXTURES)} fixtures, each dropped after "
+        "every line end and just before it, written at its interesting cuts"
     )
 
 
@@ -154,6 +157,7 @@ def _compare(case: StreamCase, got: Any) -> None:
     got_events, got_id = got
     if not same_events(events, got_events) or got_id != resume_id:
         raise AssertionError(
-            f"{case.show()}\nexpected: {describe(events, None)}, Last-Event-ID {resume_id!r}\n"
-            f"     got: {describe(got_events, None)}, Last-Event-ID {got_id!r}"
+            f"{case.show()}\nevents as (type, data, last_event_id, retry), then the ID to resume from:\n"
+            f"expected: {[as_event(e) for e in events]}, Last-Event-ID {resume_id!r}\n"
+            f"     got: {[as_event(e) for e in got_events]}, Last-Event-ID {got_id!r}"
         )

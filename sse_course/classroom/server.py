@@ -30,7 +30,6 @@ import asyncio
 import ipaddress
 import threading
 from collections.abc import Iterable, Sequence
-from types import TracebackType
 
 from .harness import chunks_of
 
@@ -129,7 +128,7 @@ class SSEServer:
     def __enter__(self) -> SSEServer:
         if self._thread is not None:
             raise RuntimeError("this SSEServer was already started; create a new one")
-        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), name="sse-demo-server", daemon=True)
+        self._thread = threading.Thread(target=self._run_loop, name="sse-demo-server", daemon=True)
         self._thread.start()
         if not self._ready.wait(TIMEOUT):
             self._stop_thread()
@@ -139,7 +138,7 @@ class SSEServer:
             raise self._startup_error
         return self
 
-    def __exit__(self, *exc: object | TracebackType) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop_thread()
 
     def _stop_thread(self) -> None:
@@ -153,6 +152,9 @@ class SSEServer:
         self._thread.join(TIMEOUT)
         if self._thread.is_alive():
             raise RuntimeError(f"the SSE server thread did not stop within {TIMEOUT} s")
+
+    def _run_loop(self) -> None:
+        asyncio.run(self._serve())
 
     async def _serve(self) -> None:
         """The server thread's whole life: bind, signal ready, serve until stopped."""
@@ -184,6 +186,8 @@ class SSEServer:
             await self._respond(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError):
             pass  # the client went away or sent no proper request head: nothing to serve
+        except asyncio.CancelledError:
+            pass  # the server is stopping; ending quietly keeps asyncio from logging the cancelled task
         finally:
             writer.close()
             try:
@@ -219,11 +223,16 @@ def parse_cuts(text: str) -> list[int]:
 def main(argv: Sequence[str] | None = None) -> None:
     """Serve a fixture on loopback, read it once with httpx, and show writes, reads and events."""
     from .fixtures import get_fixture
-    from .live import fetch, show_received
+    from .live import fetch, show_received  # live imports this module, and httpx: only the demo needs it
 
-    args = _arguments().parse_args(argv)
-    fixture = get_fixture(args.fixture)
-    with SSEServer(fixture.raw, cuts=args.cuts, pause=args.pause, drop_at=args.drop_at) as server:
+    arguments = _arguments()
+    args = arguments.parse_args(argv)
+    try:
+        fixture = get_fixture(args.fixture)
+        server = SSEServer(fixture.raw, cuts=args.cuts, pause=args.pause, drop_at=args.drop_at)
+    except (KeyError, ValueError, FileNotFoundError) as err:
+        arguments.error(f"{type(err).__name__}: {err}")
+    with server:
         print(f"serving {fixture.id} at {server.url} ({len(server.writes)} writes, {args.pause} s apart)")
         print(f"server wrote: {server.describe()}")
         if args.forever:
