@@ -1,0 +1,303 @@
+"""Benchmark sse_course's parsers against a first attempt and the SSE parsers people use.
+
+    pip install -r benchmarks/requirements.txt
+    python benchmarks/run.py            # full run, under 10 minutes on 2 cores
+    python benchmarks/run.py --quick    # smaller corpora, under a minute
+
+Everything is measured side by side in one run. The machine is noisy, so each
+cell runs every parser once per round, in a rotating order, and reports the
+median over rounds of the per-round ratio ``time / fastest peer's time``
+(CPU time from ``time.process_time``, steadier than wall time). Before timing,
+the first run of every cell checks that each parser yields the same events
+(type, data, id) as SSEParser, and prints where one disagrees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+import tracemalloc
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from corpora import CORPORA, EDGE_CASES, chunked, long_line
+from parsers import OURS, Parse, Triple, char_loop, installed_peers, ours
+from sse_course import SSEParser
+from sse_course.fastpath import FastSSEParser
+
+REFERENCE = "SSEParser"
+CHAR_LOOP = "char loop"
+#: Generous limits so the 8 MiB line is legal for our parsers.
+LIMITS = {"max_line_chars": 16 << 20, "max_event_chars": 16 << 20}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Sizes and repeats: the full run, or the --quick one."""
+
+    corpus_bytes: dict[str, int]
+    prefix_bytes: int  # the one-byte chunking runs on a stream this long
+    growth_bytes: tuple[int, ...]  # one long line in one-byte chunks
+    rounds: int
+    growth_rounds: int
+    cap_seconds: float  # a parser slower than this in a cell's first run is not timed there
+
+
+FULL = Plan(
+    {"token stream": 2_250_000, "CRLF events": 2_000_000, "long line": 8 << 20},
+    200_000,
+    (50_000, 100_000, 200_000, 400_000),
+    rounds=5,
+    growth_rounds=3,
+    cap_seconds=8.0,
+)
+QUICK = Plan(
+    {"token stream": 300_000, "CRLF events": 300_000, "long line": 1 << 20},
+    30_000,
+    (12_500, 25_000, 50_000, 100_000),
+    rounds=3,
+    growth_rounds=3,
+    cap_seconds=1.5,
+)
+
+
+class TooSlow(Exception):
+    """The parser passed the cap in a cell's first run."""
+
+
+def guarded(chunks: list[bytes], cap: float) -> Iterator[bytes]:
+    """Yield the chunks, giving up once ``cap`` CPU seconds have passed."""
+    deadline = time.process_time() + cap
+    for i, chunk in enumerate(chunks):
+        if i % 2048 == 0 and time.process_time() > deadline:
+            raise TooSlow
+        yield chunk
+
+
+def cpu_time(parse: Parse, chunks: list[bytes]) -> float:
+    start = time.process_time()
+    parse(chunks)
+    return time.process_time() - start
+
+
+@dataclass
+class Cell:
+    """One corpus under one chunking: times per parser per round."""
+
+    corpus: str
+    chunking: str
+    times: dict[str, list[float]] = field(default_factory=dict)
+    too_slow: list[str] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+
+    def ratio(self, name: str, peers: Iterable[str]) -> float | None:
+        """Median over rounds of time(name) / time(fastest peer in that round)."""
+        peers = [p for p in peers if p in self.times]
+        if name not in self.times or not peers:
+            return None
+        rounds = range(len(self.times[name]))
+        return statistics.median(self.times[name][r] / min(self.times[p][r] for p in peers) for r in rounds)
+
+    def fastest_peer(self, peers: Iterable[str]) -> str | None:
+        timed = [p for p in peers if p in self.times]
+        return min(timed, key=lambda p: statistics.median(self.times[p])) if timed else None
+
+    def median_ms(self, name: str) -> float:
+        return 1000 * statistics.median(self.times[name])
+
+
+def first_difference(expected: list[Triple], got: list[Triple], reference: str = REFERENCE) -> str:
+    """Where two event lists part, shortly."""
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if e != g:
+            return f"event {i}: {reference} {short(e)} vs {short(g)}"
+    return f"{len(expected)} events vs {len(got)} (the first {min(len(expected), len(got))} agree)"
+
+
+def short(event: Triple) -> str:
+    text = repr(event)
+    return text if len(text) < 90 else text[:87] + "..."
+
+
+def measure_cell(cell: Cell, parsers: dict[str, Parse], chunks: list[bytes], plan: Plan) -> None:
+    """Check every parser's events against SSEParser's, then time the ones in time."""
+    expected = parsers[REFERENCE](chunks)
+    for name, parse in parsers.items():
+        try:
+            got = parse(guarded(chunks, plan.cap_seconds))  # type: ignore[arg-type]
+        except TooSlow:
+            cell.too_slow.append(name)
+            continue
+        if got != expected:
+            cell.disagreements.append(f"{name}: {first_difference(expected, got)}")
+    names = [name for name in parsers if name not in cell.too_slow]
+    cell.times = {name: [] for name in names}
+    for r in range(plan.rounds):
+        gc.collect()
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            cell.times[name].append(cpu_time(parsers[name], chunks))
+
+
+def edge_case_findings(parsers: dict[str, Parse]) -> list[str]:
+    """Where a parser's events differ from the standard's (SSEParser's
+    ``browser`` profile) on the edge cases, whole and in one-byte chunks."""
+    standard = ours(SSEParser, profile="browser")
+    findings = []
+    for case, raw in EDGE_CASES.items():
+        for name, parse in parsers.items():
+            found = {label: outcome_difference(standard, parse, chunks) for label, chunks in (("whole", [raw]), ("1 B", chunked(raw, 1)))}
+            if found["whole"] == found["1 B"] and found["whole"]:
+                findings.append(f"{case}: {name}: {found['whole']}")
+            else:
+                findings += [f"{case} [{label}]: {name}: {text}" for label, text in found.items() if text]
+    return findings
+
+
+def outcome_difference(standard: Parse, parse: Parse, chunks: list[bytes]) -> str | None:
+    """How ``parse`` differs from ``standard`` on these chunks, or None."""
+    expected = standard(chunks)
+    try:
+        got = parse(chunks)
+    except Exception as err:  # a peer may raise on what the standard accepts
+        return f"raised {type(err).__name__}: {err}"
+    return None if got == expected else first_difference(expected, got, "standard")
+
+
+def growth(parsers: dict[str, Parse], plan: Plan) -> dict[str, list[float | None]]:
+    """Median CPU time of one long line fed one byte at a time, per size."""
+    results: dict[str, list[float | None]] = {name: [] for name in parsers}
+    for size in plan.growth_bytes:
+        chunks = chunked(long_line(size), 1)
+        for name, parse in parsers.items():
+            if results[name] and results[name][-1] is None:
+                results[name].append(None)  # too slow already at a smaller size
+                continue
+            try:
+                first = cpu_time(lambda c: parse(guarded(c, plan.cap_seconds)), chunks)  # type: ignore[arg-type]
+            except TooSlow:
+                results[name].append(None)
+                continue
+            rest = [cpu_time(parse, chunks) for _ in range(plan.growth_rounds - 1)]
+            results[name].append(statistics.median([first, *rest]))
+    return results
+
+
+def peak_memory(parsers: dict[str, Parse], size: int) -> dict[str, float]:
+    """tracemalloc's peak while parsing one ``size``-byte line in 64 KiB chunks, over ``size``."""
+    chunks = chunked(long_line(size), 64 * 1024)
+    peaks = {}
+    for name, parse in parsers.items():
+        gc.collect()
+        tracemalloc.start()
+        try:
+            parse(chunks)
+            peaks[name] = tracemalloc.get_traced_memory()[1] / size
+        finally:
+            tracemalloc.stop()
+    return peaks
+
+
+def fmt(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}"
+
+
+def print_cells(cells: list[Cell], ours: list[str], peers: list[str]) -> None:
+    print("\nTime / fastest peer's time, median of per-round ratios (below 1.00: faster than every peer)")
+    header = f"{'corpus':<13} {'chunks':<7} {'fastest peer':<13} {'ms':>8}" + "".join(f" {n:>13}" for n in ours)
+    print(header)
+    print("-" * len(header))
+    for cell in cells:
+        best = cell.fastest_peer(peers)
+        ms = f"{cell.median_ms(best):8.1f}" if best else f"{'-':>8}"
+        row = f"{cell.corpus:<13} {cell.chunking:<7} {best or '(none)':<13} {ms}"
+        print(row + "".join(f" {fmt(cell.ratio(n, peers)):>13}" for n in ours))
+    print("\nMedian CPU milliseconds per parser ('slow': over the cap in the first run, not timed)")
+    names = ours + peers
+    print(f"{'corpus':<13} {'chunks':<7}" + "".join(f" {n:>13}" for n in names))
+    for cell in cells:
+        values = [
+            "slow" if n in cell.too_slow else (f"{cell.median_ms(n):.1f}" if n in cell.times else "-") for n in names
+        ]
+        print(f"{cell.corpus:<13} {cell.chunking:<7}" + "".join(f" {v:>13}" for v in values))
+
+
+def print_disagreements(cells: list[Cell]) -> None:
+    print("\nAgreement with SSEParser's events (type, data, id) in each cell's first run:")
+    found = False
+    for cell in cells:
+        for line in cell.disagreements:
+            found = True
+            print(f"  {cell.corpus} / {cell.chunking}: {line}")
+    if not found:
+        print("  every parser agreed in every cell")
+
+
+def print_growth(results: dict[str, list[float | None]], plan: Plan) -> dict[str, float | None]:
+    sizes = plan.growth_bytes
+    print(f"\nOne line fed one byte at a time: median CPU ms at {', '.join(f'{s // 1000} KB' for s in sizes)}")
+    ratios = {}
+    for name, times in results.items():
+        cells = " ".join(f"{'slow' if t is None else f'{1000 * t:.0f}':>8}" for t in times)
+        ratio = times[-1] / times[0] if times[0] and times[-1] else None
+        ratios[name] = ratio
+        print(f"  {name:<14} {cells}   last/first: {fmt(ratio)}")
+    return ratios
+
+
+def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: list[str], elapsed: float) -> None:
+    print("\nIssue 6 targets")
+    for name in OURS:
+        ratios = [r for r in (cell.ratio(name, peers) for cell in cells) if r is not None]
+        worst = max(ratios) if ratios else None
+        print(
+            f"  {name}: worst cell {fmt(worst)}x the fastest peer -> "
+            f"must (<= 1.00) {'met' if worst is not None and worst <= 1 else 'MISSED'}, "
+            f"goal (<= 0.50) {'met' if worst is not None and worst <= 0.5 else 'missed'}; "
+            f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}"
+        )
+        growth = growth_ratios.get(name)
+        print(f"  {name}: one-byte growth last/first {fmt(growth)} -> {'met' if growth and growth <= 10 else 'MISSED'} (<= 10)")
+        print(f"  {name}: peak memory {fmt(peaks.get(name))}x the line -> {'met' if peaks.get(name, 99) <= 2.5 else 'MISSED'} (<= 2.5)")
+    print(f"  whole run: {elapsed:.0f} s wall time")
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    args.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (under a minute)")
+    plan = QUICK if args.parse_args().quick else FULL
+    started = time.perf_counter()
+    peer_parsers, missing = installed_peers()
+    if missing:
+        print(f"not installed, skipped: {', '.join(missing)} (pip install -r benchmarks/requirements.txt)")
+    parsers: dict[str, Parse] = {name: make(**LIMITS) for name, make in OURS.items()}
+    parsers[CHAR_LOOP] = char_loop
+    parsers.update(peer_parsers)
+    peers = list(peer_parsers)
+
+    cells = []
+    for corpus, make in CORPORA.items():
+        raw, prefix = make(plan.corpus_bytes[corpus]), make(plan.prefix_bytes)
+        events = len(parsers[REFERENCE]([raw]))
+        print(f"{corpus}: {len(raw):,} bytes, {events:,} events; one-byte chunks on {len(prefix):,} bytes", flush=True)
+        for label, size, data in (("64 KiB", 65536, raw), ("1 KiB", 1024, raw), ("37 B", 37, raw), ("1 B", 1, prefix)):
+            cell = Cell(corpus, label)
+            measure_cell(cell, parsers, chunked(data, size), plan)
+            cells.append(cell)
+    print_cells(cells, [*OURS, CHAR_LOOP], peers)
+    print_disagreements(cells)
+    checked = {"FastSSEParser": ours(FastSSEParser, profile="browser")}
+    checked.update((name, parse) for name, parse in parsers.items() if name not in OURS)
+    print("\nEdge cases (not timed), against the standard (SSEParser, browser profile):")
+    print("\n".join(f"  {line}" for line in edge_case_findings(checked)) or "  every parser agreed")
+    growth_ratios = print_growth(growth(parsers, plan), plan)
+    line_bytes = plan.corpus_bytes["long line"]
+    peaks = peak_memory(parsers, line_bytes)
+    print(f"\nPeak traced memory parsing one {line_bytes:,}-byte line in 64 KiB chunks, over the line's size")
+    print("  " + "   ".join(f"{name}: {fmt(peak)}" for name, peak in peaks.items()))
+    print_targets(cells, growth_ratios, peaks, peers, time.perf_counter() - started)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,276 @@
+"""FastSSEParser gives exactly SSEParser's outcomes: same events, same errors.
+
+The layered parser is the reference the lessons build; the fast path is only
+allowed to be faster. Every fixture under every partition strategy of the
+harness, and generated streams under random partitions and small limits, must
+produce the same events and the same error (type and message) in both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tracemalloc
+from collections.abc import Callable, Iterable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sse_course import DecodeError, Event, LineTooLong, ParserClosed, SSEParser
+from sse_course.classroom import harness
+from sse_course.classroom.fixtures import Fixture, load_fixtures
+from sse_course.fastpath import BulkLineSplitter, FastSSEParser, new_event
+
+PROFILES = ("strict", "browser")
+FIXTURES = load_fixtures()
+
+Factory = Callable[[], SSEParser]
+
+
+def first_difference(
+    make_candidate: Callable[..., SSEParser], fixtures: Iterable[Fixture], profile: str
+) -> tuple[str, bytes, harness.Partition, harness.Outcome, harness.Outcome] | None:
+    """The first (fixture, raw, cuts, reference, candidate) where the candidate
+    differs from SSEParser, over every partition strategy of the harness."""
+    for fixture in fixtures:
+        reference = lambda: SSEParser(profile, **fixture.options)  # noqa: E731
+        candidate = lambda: make_candidate(profile, **fixture.options)  # noqa: E731
+        for cuts in harness.partitions(fixture.raw, harness.STRATEGIES, fixture.cuts):
+            chunks = harness.chunks_of(fixture.raw, cuts)
+            expected, got = harness.run(reference, chunks), harness.run(candidate, chunks)
+            if expected != got:
+                return fixture.id, fixture.raw, cuts, expected, got
+    return None
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.id)
+def test_same_outcome_as_layered_on_every_fixture_and_partition(fixture: Fixture, profile: str) -> None:
+    assert first_difference(FastSSEParser, [fixture], profile) is None
+
+
+# --- the comparison is not vacuous -------------------------------------------
+
+
+class ForgetsCRAcrossTexts(BulkLineSplitter):
+    """One bug: a CR at the end of a chunk no longer swallows an LF that starts the next."""
+
+    def feed(self, text: str) -> list[str]:
+        self.skip_lf = False
+        return super().feed(text)
+
+
+class BuggyFastParser(FastSSEParser):
+    def __init__(self, profile: str = "strict", **limits: int) -> None:
+        super().__init__(profile, **limits)
+        self.splitter = ForgetsCRAcrossTexts(self.splitter.max_line_chars, self.splitter.strict)
+        self._stages = (self.decoder, self.splitter, self.assembler)
+
+
+def test_equality_check_catches_a_parser_with_one_bug() -> None:
+    found = first_difference(BuggyFastParser, FIXTURES, "strict")
+    assert found is not None
+    _, raw, cuts, expected, got = found
+    chunks = harness.chunks_of(raw, cuts)
+    assert any(a.endswith(b"\r") and b.startswith(b"\n") for a, b in zip(chunks, chunks[1:])), chunks
+    assert expected != got
+
+
+def test_equality_check_catches_a_wrong_error_message() -> None:
+    class OffByOneOffset(FastSSEParser):
+        def feed(self, chunk: bytes) -> list[Event]:
+            try:
+                return super().feed(chunk)
+            except DecodeError as err:
+                late = DecodeError(err.offset + 1, err.bad_bytes, err.reason)
+                late.events = err.events
+                raise late from None
+
+    assert first_difference(OffByOneOffset, FIXTURES, "strict") is not None
+
+
+# --- generated streams ---------------------------------------------------------
+
+VALUE_CHARS = st.sampled_from(["a", "Z", "7", " ", ":", "\x00", "é", "€", "你", "🙂", "\u2028", "\ufeff"])
+LINE_ENDS = st.sampled_from([b"\n", b"\r", b"\r\n"])
+NAMES = st.sampled_from(["data", "data", "data", "event", "id", "retry", "dat", "DATA", ""])
+NOISE = st.sampled_from([b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf0\x9f", b"\x80", b"\xef\xbb"])
+
+
+@st.composite
+def field_lines(draw: st.DrawFn) -> bytes:
+    """One line: a field, a comment, a blank line, or a line with invalid UTF-8 inside."""
+    value = "".join(draw(st.lists(VALUE_CHARS, max_size=8))).encode("utf-8")
+    kind = draw(st.sampled_from(["field"] * 5 + ["blank"] * 4 + ["comment", "no-colon", "noise"]))
+    if kind == "blank":
+        body = b""
+    elif kind == "comment":
+        body = b":" + value
+    elif kind == "no-colon":
+        body = draw(NAMES).encode()
+    else:
+        space = draw(st.sampled_from([b"", b" ", b"  "]))
+        body = draw(NAMES).encode() + b":" + space + value
+        if kind == "noise":
+            at = draw(st.integers(0, len(body)))
+            body = body[:at] + draw(NOISE) + body[at:]
+    return body + draw(LINE_ENDS)
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> bytes:
+    """A stream: maybe a BOM (maybe twice), lines, maybe an unfinished tail."""
+    start = draw(st.sampled_from([b"", b"", b"\xef\xbb\xbf", b"\xef\xbb\xbf\xef\xbb\xbf", b"\xef\xbb"]))
+    body = b"".join(draw(st.lists(field_lines(), max_size=12)))
+    tail = draw(st.sampled_from([b""] * 4 + [b"data: x", b"\xe2\x82", b"\r", b"data: \xf0\x9f\x99"]))
+    return start + body + tail
+
+
+@st.composite
+def chunked_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
+    raw = draw(streams())
+    cuts = sorted(draw(st.lists(st.integers(0, len(raw)), max_size=min(len(raw) + 3, 24))))
+    return raw, harness.chunks_of(raw, cuts)
+
+
+LIMITS = st.fixed_dictionaries(
+    {}, optional={"max_line_chars": st.integers(1, 24), "max_event_chars": st.integers(1, 24)}
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
+def test_same_outcome_on_generated_streams(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
+    _, chunks = chunked
+    expected = harness.run(lambda: SSEParser(profile, **limits), chunks)
+    assert harness.run(lambda: FastSSEParser(profile, **limits), chunks) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
+def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
+    """Not only the outcome: each feed returns the same events, and the
+    reconnection state (last_event_id, retry) is the same after every chunk."""
+    _, chunks = chunked
+    layered, fast = SSEParser(profile, **limits), FastSSEParser(profile, **limits)
+    for chunk in chunks:
+        try:
+            expected = layered.feed(chunk)
+        except Exception as err:  # the same error, the same carried events
+            with pytest.raises(type(err)) as raised:
+                fast.feed(chunk)
+            assert (str(raised.value), raised.value.events) == (str(err), err.events)
+            return
+        assert fast.feed(chunk) == expected
+        assert (fast.last_event_id, fast.retry) == (layered.last_event_id, layered.retry)
+
+
+# --- the rest of the contract ----------------------------------------------------
+
+
+def outcome_of(call: Callable[[], object]) -> tuple:
+    try:
+        return ("ok", call())
+    except Exception as err:  # the comparison is the test
+        return (type(err).__name__, str(err))
+
+
+@pytest.mark.parametrize(
+    "args,kwargs",
+    [(("strict",), {}), (("nonsense",), {}), ((), {"max_line_chars": 0}), ((), {"max_event_chars": True})],
+)
+def test_constructor_checks_are_the_same(args: tuple, kwargs: dict) -> None:
+    assert outcome_of(lambda: FastSSEParser(*args, **kwargs).profile) == outcome_of(
+        lambda: SSEParser(*args, **kwargs).profile
+    )
+
+
+@pytest.mark.parametrize("chunk", ["data: x\n\n", 42, None, bytearray(b"data: x\n\n"), memoryview(b"data: x\n\n")])
+def test_chunk_types_are_checked_the_same(chunk: object) -> None:
+    assert outcome_of(lambda: FastSSEParser().feed(chunk)) == outcome_of(lambda: SSEParser().feed(chunk))
+
+
+@pytest.mark.parametrize("first", [b"data: x\n\n", b"\xff", b"data: " + b"x" * 20 + b"\n"])
+def test_spent_parser_refuses_input_the_same(first: bytes) -> None:
+    """After close() or an error, both refuse feed() and close() with the same ParserClosed."""
+    results = []
+    for cls in (SSEParser, FastSSEParser):
+        parser = cls(max_line_chars=10)
+        outcome_of(lambda: parser.feed(first) + parser.close())
+        results.append((outcome_of(lambda: parser.feed(b"data: y\n\n")), outcome_of(parser.close)))
+    assert results[0] == results[1]
+    assert results[1][0][0] == ParserClosed.__name__
+
+
+def test_error_carries_the_events_completed_in_the_same_call() -> None:
+    stream = b"id: 1\nretry: 50\ndata: a\n\ndata: b\n\ndata: \xff\n\n"
+    errors = []
+    for cls in (SSEParser, FastSSEParser):
+        with pytest.raises(DecodeError) as raised:
+            cls().feed(stream)
+        errors.append((raised.value.offset, raised.value.bad_bytes, raised.value.reason, raised.value.events))
+    assert errors[0] == errors[1]
+    assert [e.data for e in errors[1][3]] == ["a", "b"]
+
+
+def sliced_streams() -> list[tuple[bytes, dict]]:
+    """Chunks over the 64 KiB slice size: events in every slice, a character
+    across a slice boundary, and a failure in a later slice."""
+    events = "".join(f"data: {i} é€🙂\n\n" for i in range(20000)).encode()
+    return [
+        (events, {}),
+        (events + b"data: \xff\n\n", {}),
+        (events + b"data: " + b"x" * 100 + b"\n\n", {"max_line_chars": 50}),
+        (events + b"data: a\ndata: " + b"y" * 100 + b"\n\n", {"max_event_chars": 50}),
+    ]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("case", range(len(sliced_streams())))
+def test_huge_chunks_are_the_same(case: int, profile: str) -> None:
+    raw, limits = sliced_streams()[case]
+    assert len(raw) > 4 * 65536
+    for chunks in ([raw], [raw[:100_001], raw[100_001:]]):
+        expected = harness.run(lambda: SSEParser(profile, **limits), chunks)
+        assert harness.run(lambda: FastSSEParser(profile, **limits), chunks) == expected
+
+
+def test_limit_fires_before_a_huge_chunk_is_decoded() -> None:
+    """A 16 MiB chunk with a line over a small limit: the error comes after one
+    64 KiB slice, so the parser's own allocations stay far below the chunk's size."""
+    huge = b"data: " + b"x" * (16 << 20)
+    parser = FastSSEParser(max_line_chars=1000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(LineTooLong):
+            parser.feed(huge)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+def test_long_line_peak_memory_stays_near_its_size() -> None:
+    """A 4 MiB data line in 64 KiB chunks: the fragments, the joined line and the
+    event's data are never all alive at once (peak under 2.5x the line)."""
+    size = 4 << 20
+    raw = b"data: " + b"x" * size + b"\n\n"
+    chunks = [raw[i : i + 65536] for i in range(0, len(raw), 65536)]
+    parser = FastSSEParser(max_line_chars=size + 10, max_event_chars=size + 10)
+    tracemalloc.start()
+    try:
+        events = [event for chunk in chunks for event in parser.feed(chunk)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(events[0].data) == size
+    assert peak < 2.5 * size
+
+
+def test_new_event_is_an_ordinary_event() -> None:
+    """The shortcut constructor makes objects equal, hashing and printing like
+    Event(...), and just as frozen."""
+    made, reference = new_event("t", "d", "1", 5), Event("t", "d", "1", 5)
+    assert (made, hash(made), repr(made)) == (reference, hash(reference), repr(reference))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.data = "changed"  # type: ignore[misc]
