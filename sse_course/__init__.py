@@ -15,6 +15,7 @@ from .errors import (
     SSEError,
 )
 from .events import Event
+from .fastpath import FastSSEParser
 from .parser import SSEParser, aiter_events, iter_events
 from .payloads import PayloadError
 
@@ -24,6 +25,7 @@ __all__ = [
     "DecodeError",
     "Event",
     "EventTooLarge",
+    "FastSSEParser",
     "IncompleteStream",
     "LineTooLong",
     "ParseLimitError",

@@ -126,12 +126,21 @@ class SSEParser:
             )
 
 
+def fast_parser(**options: Any) -> SSEParser:
+    """The parser the I/O edges use: FastSSEParser, an SSEParser with the same
+    contract and outcomes (tests/test_fastpath.py proves it on every fixture,
+    partition and generated stream), imported here because it builds on this module."""
+    from .fastpath import FastSSEParser
+
+    return FastSSEParser(**options)
+
+
 def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
     """Parse an iterable of byte chunks (e.g. ``response.iter_raw()``).
 
     On error, the events it carries are yielded first, then the error is raised.
     """
-    parser = SSEParser(**options)
+    parser = fast_parser(**options)
     try:
         for chunk in chunks:
             yield from parser.feed(chunk)
@@ -143,7 +152,7 @@ def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
 
 async def aiter_events(chunks: AsyncIterable[bytes], **options: Any) -> AsyncIterator[Event]:
     """Async twin of :func:`iter_events` (e.g. ``response.aiter_raw()``)."""
-    parser = SSEParser(**options)
+    parser = fast_parser(**options)
     try:
         async for chunk in chunks:
             for event in parser.feed(chunk):

@@ -174,3 +174,25 @@ def test_layer_error_without_completed_output_loses_nothing_else() -> None:
     with pytest.raises(IncompleteStream) as caught:
         parser.feed(b"x")
     assert caught.value.events == []
+
+
+def test_edges_use_the_fast_parser_with_the_options(monkeypatch) -> None:
+    """iter_events / aiter_events build FastSSEParser, which test_fastpath proves equal."""
+    import sse_course.fastpath
+
+    built = []
+
+    class Recording(sse_course.fastpath.FastSSEParser):
+        def __init__(self, *args, **kwargs) -> None:
+            built.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(sse_course.fastpath, "FastSSEParser", Recording)
+    assert list(iter_events([b"data: a\n\n"], profile="browser")) == [Event("message", "a")]
+    assert asyncio.run(_first(aiter_events(_chunks(b"data: b\n\n"), max_line_chars=9))) == Event("message", "b")
+    assert built == [{"profile": "browser"}, {"max_line_chars": 9}]
+
+
+async def _first(events):
+    async for event in events:
+        return event
