@@ -105,7 +105,8 @@ class SSEParser:
         """Run one step of the stage at ``level``; push its output down the rest.
 
         When the step fails, what the stage completed before the failure still
-        goes down the rest of the layers; if that raises, the earlier error wins.
+        goes down the rest of the layers; if that raises, its error wins, since
+        it comes from earlier in the stream.
         """
         try:
             output = produce()
