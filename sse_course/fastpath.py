@@ -3,43 +3,38 @@
 The layered :class:`~sse_course.parser.SSEParser` shows every step: each chunk
 travels through three stage objects, and the line layer finds line ends one
 regular-expression match at a time. FastSSEParser *is* an SSEParser, with the
-same stage objects and state (the stream's :class:`Utf8Decoder`, the partial
-line, limits and messages of :class:`LineSplitter`, the field rules and block
-state of :class:`EventAssembler`), and changes only how much Python runs per
-chunk and per line:
+same stage objects, and does less Python per chunk by holding input back while
+nothing observable depends on it:
 
-* the common chunk is decoded in one call of the UTF-8 codec, continuing the
-  stream decoder's own state (a split character's bytes, the byte count), and
-  skips the generic stage pipeline; CR and LF are ASCII, so no line end hides
-  inside a character. A chunk that might need more (the stream's first, for
-  the BOM; one with an invalid byte; one in which a line might pass its limit)
-  goes through SSEParser's own ``feed`` unchanged, and so does ``close()``;
-* a whole text is cut into lines by one C-level ``split``, and one comparison
-  (unfinished line + text length against ``max_line_chars``) tells whether any
-  line in it can be too long, since a character takes at least one byte;
-* data and blank lines, nearly all lines of a real stream, take a short inline
-  path; every other line goes through ``EventAssembler.feed_line``.
+* a small chunk without CR or LF (most small chunks) costs one append to the
+  raw bytes of the partial line; it is decoded with the next chunk that has a
+  line end, in one call of the UTF-8 codec (CR and LF are ASCII, so no line end
+  hides inside a character, and the bytes are contiguous, so a long line fed
+  one byte at a time stays linear); a long line's large pieces are decoded as
+  they come and joined once, when the line ends;
+* decoded text is cut into lines (one C-level ``split``) and assembled only
+  when it may hold a blank line, the only line that dispatches an event or
+  commits an ID, or when ``retry`` is read;
+* a character takes at least one byte, so while the held bytes stay within both
+  limits no line or event can pass its limit, and no check is needed; anything
+  else (a chunk that could pass a limit, an invalid byte, a non-bytes chunk, a
+  spent parser, ``close()``) goes through SSEParser's own ``feed`` and ``close``.
 
-A partial line is still kept as a list of fragments, so a long line that
-arrives in tiny chunks costs linear time, and a line is joined once, when it
-ends. tests/test_fastpath.py proves on every fixture, every partition strategy
-and generated streams that both parsers give the same events and the same errors.
+The one difference: in the ``strict`` profile an invalid byte in a chunk
+without a line end raises DecodeError (the same error, with the same events in
+total) from the feed that brings its line end, or from ``close()``.
+tests/test_fastpath.py proves on every fixture, every partition strategy and
+generated streams that both parsers give the same events and the same errors.
 """
 
 from __future__ import annotations
 
 from codecs import utf_8_decode
 
-from .errors import (
-    DEFAULT_MAX_EVENT_CHARS,
-    DEFAULT_MAX_LINE_CHARS,
-    EventTooLarge,
-    LineTooLong,
-    SSEError,
-)
-from .events import Event, EventAssembler
+from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, LineTooLong
+from .events import Event
 from .lines import LINE_END, LineSplitter
-from .parser import SLICE_BYTES, Profile, SSEParser, as_chunk
+from .parser import Profile, SSEParser, as_chunk
 
 
 class BulkLineSplitter(LineSplitter):
@@ -90,72 +85,38 @@ class BulkLineSplitter(LineSplitter):
                 raise LineTooLong(self.max_line_chars, lines[:i])
 
 
-_new = object.__new__
+_new = object.__new__  # builds an Event without the frozen dataclass's __init__
 
-
-def new_event(type: str, data: str, last_event_id: str, retry: int | None) -> Event:
-    """``Event(...)`` without the frozen dataclass's four ``object.__setattr__``
-    calls, which cost more than the rest of an event's parsing."""
-    event = _new(Event)
-    fields = event.__dict__
-    fields["type"] = type
-    fields["data"] = data
-    fields["last_event_id"] = last_event_id
-    fields["retry"] = retry
-    return event
-
-
-class InlineEventAssembler(EventAssembler):
-    """EventAssembler with an inline path for data and blank lines."""
-
-    def feed_into(self, lines: list[str], events: list[Event]) -> None:
-        """Append the events these lines dispatch to ``events`` (kept on error).
-
-        Data and blank lines, nearly every line of a real stream, follow the
-        rules of ``_add_data`` and ``_dispatch`` here without a call per line;
-        every other line goes through ``feed_line``.
-        """
-        limit = self.max_event_chars
-        for line in lines:
-            if not line:
-                if self.data_lines:
-                    self.last_event_id = self.id_buffer
-                    data = "\n".join(self.data_lines)
-                    events.append(new_event(self.event_type or "message", data, self.id_buffer, self.retry))
-                    self._reset_block()
-                else:
-                    self._dispatch()
-            elif line.startswith("data:"):
-                value = line[6:] if line.startswith(" ", 5) else line[5:]
-                size = self._data_chars + len(value) + (1 if self.data_lines else 0)
-                if size > limit:
-                    raise EventTooLarge(limit)
-                self.data_lines.append(value)
-                self._data_chars = size
-                self.in_block = True
-            else:
-                self.feed_line(line)  # never dispatches: the line is not blank
-
-    def feed(self, lines: list[str]) -> list[Event]:
-        """Return the events these lines dispatch (EventAssembler's contract)."""
-        events: list[Event] = []
-        try:
-            self.feed_into(lines, events)
-        except EventTooLarge as err:
-            err.completed = events
-            raise
-        return events
+#: A chunk or a text up to this size is held back. A longer chunk is decoded at
+#: once, so a long line's bytes are decoded piece by piece, never copied whole;
+#: a longer text is cut into lines at once: it holds many lines anyway, and
+#: looking for a blank line in it would cost a scan of its own.
+SMALL = 256
 
 
 class FastSSEParser(SSEParser):
     """Sans-I/O Server-Sent Events parser with SSEParser's exact contract, faster.
 
     It is an SSEParser (same constructor, properties, errors, refusal after an
-    error or ``close()``, and the same stage objects) with two changes: the
-    bulk line splitter and the inline event assembler replace the layered
-    ones, and the common chunk skips the generic stage pipeline. Every other
-    chunk (the stream's first, one that may hold a line over its limit or an
-    invalid byte) and ``close()`` go through SSEParser's own code.
+    error or ``close()``, and the same stage objects); ``feed`` does less work
+    per chunk by holding input back while nothing observable depends on it:
+
+    * a small chunk without CR or LF is kept as raw bytes (one append),
+      decoded with the next chunk that has a line end; a larger one, a piece
+      of a long line, is decoded at once and kept as text;
+    * decoded text is cut into lines and assembled only when it may hold a
+      blank line (the only line that dispatches an event or commits an ID),
+      or when ``retry`` is read; other fields change nothing observable.
+
+    Characters are never more than bytes, so while the held bytes stay within
+    both limits no line or event can pass its limit; a chunk that could pass
+    one, a non-bytes chunk, a spent parser and ``close()`` go through
+    SSEParser's own ``feed`` and ``close``, with what was held in front.
+
+    One difference, pinned down by tests/test_fastpath.py: in the ``strict``
+    profile an invalid byte in a chunk without a line end raises DecodeError
+    (the same error, with the same events in total) from the feed that brings
+    the next line end, or from ``close()``, instead of from its own feed.
     """
 
     def __init__(
@@ -168,57 +129,166 @@ class FastSSEParser(SSEParser):
         super().__init__(profile, max_line_chars=max_line_chars, max_event_chars=max_event_chars)
         strict = self.profile == "strict"
         self.splitter = BulkLineSplitter(max_line_chars, strict)
-        self.assembler = InlineEventAssembler(max_event_chars, strict)
         self._stages = (self.decoder, self.splitter, self.assembler)
         self._errors = "strict" if strict else "replace"
-        self._codec = self.decoder._decoder  # its ``buffer`` holds a split character's bytes
+        self._texts: list[str] = []  # decoded text not cut into lines yet
+        self._raw = bytearray()  # then bytes not decoded yet (contiguous: one-byte chunks stay cheap)
+        self._at_line_start = True  # the held text is empty or ends with CR or LF
+        self._held_lines = False  # the held text has a line end
+        self._room = self._budget()  # bytes that may still be held; -1: SSEParser's feed only
+
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time (ms) the stream asked for, if it did; lines
+        held back are assembled first, so it is never stale."""
+        self._catch_up()
+        return self.assembler.retry
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Return the events this chunk completes (possibly none).
 
-        The common chunk is decoded, split and assembled here, in one function
-        (a call costs as much as the rest of a one-byte chunk's work). Any chunk
-        that may need a check this path leaves out goes to SSEParser.feed, with
-        nothing changed: the stream's start (BOM), an invalid byte, a line that
-        may pass its limit (a character takes at least one byte), a spent parser.
+        In one function: a call costs as much as a small chunk's work.
         """
-        if chunk.__class__ is not bytes:
-            chunk = as_chunk(chunk)
-        size = len(chunk)
-        if size > SLICE_BYTES:
-            return self._feed_slices(chunk)
-        decoder, splitter, codec = self.decoder, self.splitter, self._codec
-        if not size or decoder._at_start or self._spent_because is not None:
-            return super().feed(chunk)
-        data = codec.buffer + chunk if codec.buffer else chunk
-        if splitter._partial_chars + len(data) > splitter.max_line_chars:
-            return super().feed(chunk)
+        room = self._room - len(chunk) if chunk.__class__ is bytes else -1
+        if room < 0:
+            return self._feed_layered(chunk)
+        self._room = room
+        if 10 not in chunk and 13 not in chunk:  # ints: no buffer lookup, unlike b"\n"
+            if len(chunk) <= SMALL:
+                self._raw += chunk
+                return []
+            ends_line = False
+        else:
+            ends_line = True
+        raw = self._raw
+        if raw:
+            raw += chunk
+            chunk = raw  # decoded where it is: a long line's bytes are not copied
         try:
-            text, used = utf_8_decode(data, self._errors, False)
+            text, used = utf_8_decode(chunk, self._errors, False)
         except UnicodeDecodeError:
-            return super().feed(chunk)
-        codec.buffer = data[used:]
-        decoder._consumed += size
-        if "\n" not in text and "\r" not in text:
-            if text:  # a piece of a line: BulkLineSplitter.extend, without the limit
-                splitter.skip_lf = False
-                splitter._fragments.append(text)
-                splitter._partial_chars += len(text)
+            return self._feed_layered(b"" if chunk is raw else chunk)
+        if chunk is raw:
+            del raw[:used]  # keeps a character the chunk's end cut; frees a long line's bytes
+        elif used < len(chunk):
+            raw += chunk[used:]  # a character the chunk's end cut
+        decoder = self.decoder
+        if decoder._at_start:
+            text = decoder._drop_bom(text)
+        decoder._consumed += used
+        self._texts.append(text)
+        if not ends_line:
+            self._at_line_start = False
             return []
+        if (
+            len(text) > SMALL
+            or "\n\n" in text
+            or ("\r" in text and ("\r\r" in text or "\n\r" in text))
+            or (self._at_line_start and text[0] in "\r\n")
+        ):  # it may hold a blank line (or the LF of a CRLF)
+            del text
+            return self._cut_and_assemble(len(raw))
+        self._at_line_start = text[-1] in "\r\n"
+        self._held_lines = True
+        return []
+
+    def _cut_and_assemble(self, raw_bytes: int) -> list[Event]:
+        """Cut the held text into lines (one C-level ``split``) and assemble them;
+        ``raw_bytes`` are held undecoded.
+
+        Data and blank lines, nearly every line of a real stream, follow the
+        rules of ``_add_data`` and ``_dispatch`` here, without a call or an
+        attribute write per line, and without the limit check: the budget
+        leaves no room to pass a limit. Every other line goes through
+        ``feed_line``.
+        """
+        texts = self._texts
+        if self._held_lines:  # cut all the held text at once
+            texts[:] = ["".join(texts)]
+            self._held_lines = False
+        text = texts.pop()  # any text left is the start of its first line
+        if "\r" in text:  # one C-level replace, unless a lone CR needs the regular expression
+            normalized = text.replace("\r\n", "\n")
+            lines = LINE_END.split(text) if "\r" in normalized else normalized.split("\n")
+        else:
+            lines = text.split("\n")
+        splitter, assembler = self.splitter, self.assembler
+        if splitter.skip_lf and not texts and text[0] == "\n":
+            del lines[0]  # the LF of a CRLF whose CR ended the last text cut
+        splitter.skip_lf = text[-1] == "\r"
+        del text
+        if texts:  # a long line's pieces, joined once
+            texts.append(lines[0])
+            lines[0] = "".join(texts)
+            texts.clear()
+        partial = lines.pop()
         events: list[Event] = []
-        try:
-            self.assembler.feed_into(splitter.feed(text), events)
-        except SSEError as err:
-            self._fail(err, events)
+        data_lines, size, in_block = assembler.data_lines, assembler._data_chars, assembler.in_block
+        for line in lines:  # the block state lives in locals until the loop ends
+            if not line:  # dispatch
+                assembler.last_event_id = assembler.id_buffer
+                if data_lines:  # Event(...) without the frozen dataclass's four object.__setattr__ calls
+                    event = _new(Event)
+                    fields = event.__dict__
+                    fields["type"] = assembler.event_type or "message"
+                    fields["data"] = "\n".join(data_lines)
+                    fields["last_event_id"] = assembler.id_buffer
+                    fields["retry"] = assembler.retry
+                    events.append(event)
+                    data_lines, size = [], 0
+                assembler.event_type, in_block = "", False
+            elif line.startswith("data:"):
+                value = line[6:] if line[5:6] == " " else line[5:]
+                size += len(value) + 1 if data_lines else len(value)
+                data_lines.append(value)
+                in_block = True
+            else:
+                assembler.data_lines, assembler._data_chars, assembler.in_block = data_lines, size, in_block
+                assembler.feed_line(line)  # never dispatches: the line is not blank
+                size, in_block = assembler._data_chars, assembler.in_block
+        assembler.data_lines, assembler._data_chars, assembler.in_block = data_lines, size, in_block
+        if partial:
+            texts.append(partial)
+        self._at_line_start = not partial
+        self._room = self._budget() - len(partial) - raw_bytes
         return events
 
-    def _feed_slices(self, chunk: bytes) -> list[Event]:
-        """A huge chunk in slices, so a limit fires before the rest is decoded."""
-        events: list[Event] = []
-        try:
-            for start in range(0, len(chunk), SLICE_BYTES):
-                events += self.feed(chunk[start : start + SLICE_BYTES])
-        except SSEError as err:
-            err.events = events + err.events
-            raise
+    def _budget(self) -> int:
+        """How many characters may be held before a line or the event could pass its limit."""
+        assembler, line = self.assembler, self.splitter.max_line_chars
+        event = assembler.max_event_chars - assembler._data_chars
+        return line if line < event else event
+
+    def _catch_up(self) -> None:
+        """Assemble the held lines; they hold no blank line, so no event and, within
+        the budget, no error."""
+        if self._held_lines:
+            self._cut_and_assemble(len(self._raw))
+
+    def _feed_layered(self, chunk: bytes) -> list[Event]:
+        """SSEParser's own feed, given what was held first; back to the fast path
+        once no partial line or split character is left."""
+        chunk = as_chunk(chunk)
+        splitter = self.splitter
+        if self._spent_because is None:
+            self._catch_up()
+            if self._texts:
+                splitter._fragments.append("".join(self._texts))
+                splitter._partial_chars = len(splitter._fragments[0])
+                self._texts.clear()
+        if self._raw:
+            chunk = bytes(self._raw) + chunk
+            self._raw.clear()
+        self._room = -1
+        events = super().feed(chunk)
+        if not splitter._fragments and not self.decoder.pending:
+            self._at_line_start = True
+            self._room = self._budget()
         return events
+
+    def close(self) -> list[Event]:
+        """End of stream: what was held goes to SSEParser first."""
+        if (self._raw or self._texts) and self._spent_because is None:
+            self._feed_layered(b"")
+        self._room = -1
+        return super().close()
