@@ -3,26 +3,28 @@
 The layered :class:`~sse_course.parser.SSEParser` shows every step: each chunk
 travels through three stage objects, and the line layer finds line ends one
 regular-expression match at a time. FastSSEParser *is* an SSEParser, with the
-same stage objects, and does less Python per chunk by holding input back while
-nothing observable depends on it:
+same stage objects, and works bytes-first, holding input back while nothing
+observable depends on it:
 
-* a small chunk without CR or LF (most small chunks) costs one append to the
-  raw bytes of the partial line; it is decoded with the next chunk that has a
-  line end, in one call of the UTF-8 codec (CR and LF are ASCII, so no line end
-  hides inside a character, and the bytes are contiguous, so a long line fed
-  one byte at a time stays linear); a long line's large pieces are decoded as
-  they come and joined once, when the line ends;
-* decoded text is cut into lines (one C-level ``split``) and assembled only
-  when it may hold a blank line, the only line that dispatches an event or
-  commits an ID, or when ``retry`` is read;
+* a chunk is appended to the held bytes (one C-level copy) unless it may
+  complete a blank line, the only line that dispatches an event or commits an
+  ID: CR and LF are ASCII and never occur inside a UTF-8 sequence, so a blank
+  line shows in the bytes as two line ends in a row (``\\n\\n``, ``\\r\\r``,
+  ``\\n\\r``), and the held bytes always start at the start of a line;
+* then the held bytes, through their last line end, are decoded in one call of
+  the UTF-8 codec and cut at blank lines (``str.split``); a block of
+  ``data:`` lines, every event of an LLM token stream and the body of a
+  multi-line event, becomes its event's data in one C-level ``replace``;
+  other lines follow the assembler's rules one by one;
 * a character takes at least one byte, so while the held bytes stay within both
   limits no line or event can pass its limit, and no check is needed; anything
   else (a chunk that could pass a limit, an invalid byte, a non-bytes chunk, a
-  spent parser, ``close()``) goes through SSEParser's own ``feed`` and ``close``.
+  spent parser, ``close()``) goes through SSEParser's own ``feed`` and ``close``,
+  with the held bytes in front.
 
-The one difference: in the ``strict`` profile an invalid byte in a chunk
-without a line end raises DecodeError (the same error, with the same events in
-total) from the feed that brings its line end, or from ``close()``.
+The one difference: in the ``strict`` profile an invalid byte raises DecodeError
+(the same error, with the same events in total) from the feed that brings the
+next blank line, or from ``close()``, instead of from its own feed.
 tests/test_fastpath.py proves on every fixture, every partition strategy and
 generated streams that both parsers give the same events and the same errors.
 """
@@ -31,92 +33,33 @@ from __future__ import annotations
 
 from codecs import utf_8_decode
 
-from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, LineTooLong
+from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, SSEError
 from .events import Event
-from .lines import LINE_END, LineSplitter
 from .parser import Profile, SSEParser, as_chunk
 
+#: The bytes that end a line (as ints: ``in`` on bytes compares ints).
+LINE_END_BYTES = (10, 13)
 
-class BulkLineSplitter(LineSplitter):
-    """LineSplitter whose ``feed`` cuts a whole text at once instead of match by match."""
-
-    def feed(self, text: str) -> list[str]:
-        """Return the lines this text completes, without their line ends."""
-        if "\n" not in text and "\r" not in text:
-            if text:
-                self.extend(text)
-            return []
-        if "\r" in text:  # one C-level replace, unless a lone CR needs the regular expression
-            normalized = text.replace("\r\n", "\n")
-            lines = LINE_END.split(text) if "\r" in normalized else normalized.split("\n")
-        else:
-            lines = text.split("\n")
-        if self.skip_lf and text[0] == "\n":
-            del lines[0]  # the LF of a CRLF whose CR ended the previous text
-        self.skip_lf = text[-1] == "\r"
-        partial = lines.pop()
-        may_be_too_long = self._partial_chars + len(text) > self.max_line_chars
-        if lines and self._fragments:
-            self._fragments.append(lines[0])
-            lines[0] = "".join(self._fragments)
-            self._fragments.clear()
-            self._partial_chars = 0
-        if may_be_too_long:
-            self._check_limit(lines, partial)
-        if partial:
-            self._fragments.append(partial)
-            self._partial_chars += len(partial)
-        return lines
-
-    def extend(self, text: str) -> None:
-        """Add non-empty text without a line end to the partial line (the common tiny chunk)."""
-        self.skip_lf = False
-        chars = self._partial_chars + len(text)
-        if chars > self.max_line_chars:
-            raise LineTooLong(self.max_line_chars, [])
-        self._fragments.append(text)
-        self._partial_chars = chars
-
-    def _check_limit(self, lines: list[str], partial: str) -> None:
-        """Raise LineTooLong, with the lines before it, for the first line over the limit."""
-        sizes = [len(line) for line in lines] + [self._partial_chars + len(partial)]
-        for i, size in enumerate(sizes):
-            if size > self.max_line_chars:
-                raise LineTooLong(self.max_line_chars, lines[:i])
-
+#: A chunk over this size without a line end is a piece of a long line, decoded at once.
+SMALL = 256
 
 _new = object.__new__  # builds an Event without the frozen dataclass's __init__
-
-#: A chunk or a text up to this size is held back. A longer chunk is decoded at
-#: once, so a long line's bytes are decoded piece by piece, never copied whole;
-#: a longer text is cut into lines at once: it holds many lines anyway, and
-#: looking for a blank line in it would cost a scan of its own.
-SMALL = 256
 
 
 class FastSSEParser(SSEParser):
     """Sans-I/O Server-Sent Events parser with SSEParser's exact contract, faster.
 
     It is an SSEParser (same constructor, properties, errors, refusal after an
-    error or ``close()``, and the same stage objects); ``feed`` does less work
-    per chunk by holding input back while nothing observable depends on it:
-
-    * a small chunk without CR or LF is kept as raw bytes (one append),
-      decoded with the next chunk that has a line end; a larger one, a piece
-      of a long line, is decoded at once and kept as text;
-    * decoded text is cut into lines and assembled only when it may hold a
-      blank line (the only line that dispatches an event or commits an ID),
-      or when ``retry`` is read; other fields change nothing observable.
-
-    Characters are never more than bytes, so while the held bytes stay within
-    both limits no line or event can pass its limit; a chunk that could pass
-    one, a non-bytes chunk, a spent parser and ``close()`` go through
-    SSEParser's own ``feed`` and ``close``, with what was held in front.
+    error or ``close()``, and the same stage objects); ``feed`` holds the bytes
+    back until they may complete a blank line, then assembles them in a few
+    C-level calls. A chunk that could pass a limit, an invalid byte, a non-bytes
+    chunk, a spent parser and ``close()`` go through SSEParser's own ``feed``
+    and ``close``, with what was held in front.
 
     One difference, pinned down by tests/test_fastpath.py: in the ``strict``
-    profile an invalid byte in a chunk without a line end raises DecodeError
-    (the same error, with the same events in total) from the feed that brings
-    the next line end, or from ``close()``, instead of from its own feed.
+    profile an invalid byte raises DecodeError (the same error, with the same
+    events in total) from the feed that brings the next blank line, or from
+    ``close()``, instead of from its own feed.
     """
 
     def __init__(
@@ -127,20 +70,16 @@ class FastSSEParser(SSEParser):
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
     ) -> None:
         super().__init__(profile, max_line_chars=max_line_chars, max_event_chars=max_event_chars)
-        strict = self.profile == "strict"
-        self.splitter = BulkLineSplitter(max_line_chars, strict)
-        self._stages = (self.decoder, self.splitter, self.assembler)
-        self._errors = "strict" if strict else "replace"
-        self._texts: list[str] = []  # decoded text not cut into lines yet
-        self._raw = bytearray()  # then bytes not decoded yet (contiguous: one-byte chunks stay cheap)
-        self._at_line_start = True  # the held text is empty or ends with CR or LF
-        self._held_lines = False  # the held text has a line end
-        self._room = self._budget()  # bytes that may still be held; -1: SSEParser's feed only
+        self._errors = "strict" if self.profile == "strict" else "replace"
+        self._most = min(max_line_chars, max_event_chars)  # the budget while no data is assembled
+        self._pieces: list[str] = []  # a long line's start, decoded as its large chunks came
+        self._raw = bytearray()  # then the held bytes: no blank line among them
+        self._room = -1  # bytes that may still be held; -1: SSEParser's feed only, as for the first character
 
     @property
     def retry(self) -> int | None:
-        """The reconnection time (ms) the stream asked for, if it did; lines
-        held back are assembled first, so it is never stale."""
+        """The reconnection time (ms) the stream asked for, if it did; complete
+        lines held back are assembled first, so it is never stale."""
         self._catch_up()
         return self.assembler.retry
 
@@ -153,81 +92,169 @@ class FastSSEParser(SSEParser):
         if room < 0:
             return self._feed_layered(chunk)
         self._room = room
-        if 10 not in chunk and 13 not in chunk:  # ints: no buffer lookup, unlike b"\n"
-            if len(chunk) <= SMALL:
-                self._raw += chunk
-                return []
-            ends_line = False
-        else:
-            ends_line = True
         raw = self._raw
-        if raw:
-            raw += chunk
-            chunk = raw  # decoded where it is: a long line's bytes are not copied
-        try:
-            text, used = utf_8_decode(chunk, self._errors, False)
-        except UnicodeDecodeError:
-            return self._feed_layered(b"" if chunk is raw else chunk)
-        if chunk is raw:
-            del raw[:used]  # keeps a character the chunk's end cut; frees a long line's bytes
-        elif used < len(chunk):
-            raw += chunk[used:]  # a character the chunk's end cut
-        decoder = self.decoder
-        if decoder._at_start:
-            text = decoder._drop_bom(text)
-        decoder._consumed += used
-        self._texts.append(text)
-        if not ends_line:
-            self._at_line_start = False
-            return []
-        if (
-            len(text) > SMALL
-            or "\n\n" in text
-            or ("\r" in text and ("\r\r" in text or "\n\r" in text))
-            or (self._at_line_start and text[0] in "\r\n")
-        ):  # it may hold a blank line (or the LF of a CRLF)
-            del text
-            return self._cut_and_assemble(len(raw))
-        self._at_line_start = text[-1] in "\r\n"
-        self._held_lines = True
+        if 10 in chunk or 13 in chunk:  # ``in`` is fast for an int; for bytes, ``find`` is
+            if (
+                chunk.find(b"\n\n") >= 0
+                or (13 in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
+                or (chunk[0] in LINE_END_BYTES and self._blank_across(chunk[0]))
+            ):  # it may complete a blank line
+                raw += chunk
+                return self._cut()
+        elif len(chunk) > SMALL:
+            return self._feed_piece(chunk)
+        raw += chunk  # bytearray: a long line fed one byte at a time stays linear
         return []
 
-    def _cut_and_assemble(self, raw_bytes: int) -> list[Event]:
-        """Cut the held text into lines (one C-level ``split``) and assemble them;
-        ``raw_bytes`` are held undecoded.
+    def _blank_across(self, first: int) -> bool:
+        """Whether a chunk starting with the line end ``first`` may complete a blank
+        line with what is held (CR then LF is one line end)."""
+        raw = self._raw
+        if not raw:
+            return not self._pieces and not (first == 10 and self.splitter.skip_lf)
+        return raw[-1] == 10 or (raw[-1] == 13 and first == 13)
 
-        Data and blank lines, nearly every line of a real stream, follow the
-        rules of ``_add_data`` and ``_dispatch`` here, without a call or an
-        attribute write per line, and without the limit check: the budget
-        leaves no room to pass a limit. Every other line goes through
-        ``feed_line``.
+    def _feed_piece(self, chunk: bytes) -> list[Event]:
+        """A large chunk without a line end: a piece of a long line, decoded now, so
+        that the line is decoded once and never held twice, as bytes and as text."""
+        raw, decoder = self._raw, self.decoder
+        if 10 in raw or 13 in raw:  # complete lines first
+            self._catch_up()
+            if 10 in raw or 13 in raw:  # the line of an invalid byte
+                return self._feed_layered(chunk)
+        raw += chunk
+        try:
+            text, used = utf_8_decode(raw, self._errors, False)
+        except UnicodeDecodeError:
+            return self._feed_layered(b"")
+        del raw[:used]  # keeps a character the chunk's end cut
+        decoder._consumed += used
+        self._pieces.append(text)
+        return []
+
+    def _cut(self) -> list[Event]:
+        """Assemble the held lines through the last line end and return the events
+        they dispatch; a partial line stays held.
+
+        Blocks are cut on the bytes and only values and lines are decoded: text
+        with one emoji in it takes four bytes a character, and each copy counts.
         """
-        texts = self._texts
-        if self._held_lines:  # cut all the held text at once
-            texts[:] = ["".join(texts)]
-            self._held_lines = False
-        text = texts.pop()  # any text left is the start of its first line
-        if "\r" in text:  # one C-level replace, unless a lone CR needs the regular expression
-            normalized = text.replace("\r\n", "\n")
-            lines = LINE_END.split(text) if "\r" in normalized else normalized.split("\n")
+        if self._pieces:  # the end of a long line: SSEParser joins the pieces once
+            return self._feed_layered(b"")
+        raw = self._raw
+        splitter = self.splitter
+        if splitter.skip_lf:  # the last lines cut ended with a CR: an LF now is its CRLF's
+            splitter.skip_lf = False
+            if raw[0] == 10:
+                del raw[:1]
+                self.decoder._consumed += 1
+        if 13 in raw:
+            end = max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1
+            region = self._with_lf_only(raw[:end])
+            if region is None:
+                return self._feed_layered(b"")
+            blocks = region.split(b"\n\n")  # each a block of lines, then a blank line
+            del region
+            rest = blocks.pop()  # complete lines after the last blank line (or nothing)
         else:
-            lines = text.split("\n")
-        splitter, assembler = self.splitter, self.assembler
-        if splitter.skip_lf and not texts and text[0] == "\n":
-            del lines[0]  # the LF of a CRLF whose CR ended the last text cut
-        splitter.skip_lf = text[-1] == "\r"
-        del text
-        if texts:  # a long line's pieces, joined once
-            texts.append(lines[0])
-            lines[0] = "".join(texts)
-            texts.clear()
-        partial = lines.pop()
+            blocks = raw.split(b"\n\n")
+            rest = blocks.pop()
+            whole = rest.rfind(b"\n") + 1  # complete lines, then the partial line: it stays held
+            end = len(raw) - len(rest) + whole
+            del rest[whole:]
+        events: list[Event] = []
+        if blocks:
+            assembler = self.assembler
+            in_block, last_event_id, retry = assembler.in_block, assembler.last_event_id, assembler.retry
+            try:
+                for block in blocks:
+                    if not in_block and 10 not in block and block.startswith(b"data: "):  # one data line
+                        del block[:6]  # in place: a huge value is not copied
+                        event = _new(Event)  # Event(...) without four object.__setattr__ calls
+                        fields = event.__dict__
+                        fields["type"] = "message"
+                        fields["data"] = block.decode("utf-8", self._errors)
+                        fields["last_event_id"] = last_event_id
+                        fields["retry"] = retry
+                        events.append(event)
+                    else:
+                        events += self._block(block)
+                        in_block, last_event_id, retry = False, assembler.last_event_id, assembler.retry
+            except UnicodeDecodeError:  # in a block not assembled yet: SSEParser takes over there
+                return self._layered_after(events, [other is block for other in blocks].index(True))
+        if rest:
+            try:
+                lines = rest.decode("utf-8", self._errors).split("\n")
+            except UnicodeDecodeError:
+                return self._layered_after(events, len(blocks))
+            del lines[-1]  # rest ends with its last line's LF
+            events += self._assemble(lines)
+        del raw[:end]
+        self.decoder._consumed += end
+        self._room = (self._budget() if self.assembler._data_chars else self._most) - len(raw)
+        return events
+
+    def _with_lf_only(self, region: bytearray) -> bytearray | None:
+        """Lines that end in CR or CRLF, as the same lines ending in LF; None if an
+        invalid byte is there and CR alone ends a line: CR to LF moves the bytes,
+        and a DecodeError's offset with them, in a way only CRLF alone undoes."""
+        if region.count(b"\r\n") == region.count(10) == region.count(13):
+            return region.replace(b"\r\n", b"\n")
+        try:
+            region.decode("utf-8", self._errors)
+        except UnicodeDecodeError:
+            return None
+        self.splitter.skip_lf = region[-1] == 13
+        return region.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    def _layered_after(self, events: list[Event], blocks: int) -> list[Event]:
+        """SSEParser's feed takes over after the first ``blocks`` held blocks, which gave ``events``."""
+        raw = self._raw
+        blank = b"\r\n\r\n" if 13 in raw else b"\n\n"  # a region with CR that failed had CRLF only
+        assembled = 0
+        for _ in range(blocks):  # as ``split`` found them
+            assembled = raw.find(blank, assembled) + len(blank)
+        del raw[:assembled]
+        self.decoder._consumed += assembled
+        try:
+            return events + self._feed_layered(b"")
+        except SSEError as err:
+            err.events = events + err.events
+            raise
+
+    def _block(self, block: bytearray) -> list[Event]:
+        """Assemble a block's lines, then dispatch. A run of ``data: `` lines that
+        ends the block becomes one data value in one C-level ``replace``.
+        Everything is decoded before anything is assembled."""
+        start = -1 if block.startswith(b"data: ") else block.find(b"\ndata: ")
+        run = block[start + 1 :] if start >= 0 else block
+        if not run.startswith(b"data: ") or run.count(b"\n") != run.count(b"\ndata: "):
+            lines = block.decode("utf-8", self._errors).split("\n")
+            lines.append("")
+            return self._assemble(lines)
+        value = run[6:].replace(b"\ndata: ", b"\n").decode("utf-8", self._errors)
+        head = block[:start].decode("utf-8", self._errors).split("\n") if start >= 0 else []
+        events = self._assemble(head)  # the lines before the run
+        assembler = self.assembler
+        assembler.data_lines.append(value)
+        assembler.in_block = True  # _data_chars stays behind: the budget covers the limit, dispatch resets it
+        return events + self._assemble([""])
+
+    def _assemble(self, lines: list[str]) -> list[Event]:
+        """Assemble lines; return the events their blank lines dispatch.
+
+        Data and blank lines follow the rules of the assembler's ``_add_data``
+        and ``_dispatch`` here, without a call or an attribute write per line,
+        and without the limit check: the budget leaves no room to pass a limit.
+        Every other line goes through ``feed_line``.
+        """
+        assembler = self.assembler
         events: list[Event] = []
         data_lines, size, in_block = assembler.data_lines, assembler._data_chars, assembler.in_block
         for line in lines:  # the block state lives in locals until the loop ends
             if not line:  # dispatch
                 assembler.last_event_id = assembler.id_buffer
-                if data_lines:  # Event(...) without the frozen dataclass's four object.__setattr__ calls
+                if data_lines:
                     event = _new(Event)
                     fields = event.__dict__
                     fields["type"] = assembler.event_type or "message"
@@ -247,10 +274,6 @@ class FastSSEParser(SSEParser):
                 assembler.feed_line(line)  # never dispatches: the line is not blank
                 size, in_block = assembler._data_chars, assembler.in_block
         assembler.data_lines, assembler._data_chars, assembler.in_block = data_lines, size, in_block
-        if partial:
-            texts.append(partial)
-        self._at_line_start = not partial
-        self._room = self._budget() - len(partial) - raw_bytes
         return events
 
     def _budget(self) -> int:
@@ -260,35 +283,64 @@ class FastSSEParser(SSEParser):
         return line if line < event else event
 
     def _catch_up(self) -> None:
-        """Assemble the held lines; they hold no blank line, so no event and, within
-        the budget, no error."""
-        if self._held_lines:
-            self._cut_and_assemble(len(self._raw))
+        """Assemble the complete lines held (they hold no blank line, so no event and,
+        within the budget, no error), up to the line of an invalid byte."""
+        raw = self._raw
+        end = max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1
+        if not end or self._spent_because is not None:
+            return
+        try:
+            raw[:end].decode("utf-8", self._errors)
+        except UnicodeDecodeError as err:
+            end = max(raw.rfind(b"\n", 0, err.start), raw.rfind(b"\r", 0, err.start)) + 1
+        rest = raw[end:]
+        del raw[end:]
+        self._cut()
+        raw += rest
+        self._room -= len(rest)
 
     def _feed_layered(self, chunk: bytes) -> list[Event]:
         """SSEParser's own feed, given what was held first; back to the fast path
-        once no partial line or split character is left."""
-        chunk = as_chunk(chunk)
-        splitter = self.splitter
-        if self._spent_because is None:
-            self._catch_up()
-            if self._texts:
-                splitter._fragments.append("".join(self._texts))
-                splitter._partial_chars = len(splitter._fragments[0])
-                self._texts.clear()
+        once the stream's first character is seen and no character is split."""
+        events = super().feed(self._held_and(as_chunk(chunk)))
+        splitter, decoder = self.splitter, self.decoder
+        if not decoder._at_start and not decoder.pending:
+            self._hold_partial_line()
+        return events
+
+    def _hold_partial_line(self) -> None:
+        """Take the line splitter's partial line back: a short one as bytes again
+        (valid text encodes back to the bytes it came from; in the ``browser``
+        profile no offset is ever reported), a long one as pieces."""
+        splitter, chars = self.splitter, self.splitter._partial_chars
+        if chars > SMALL:
+            self._pieces += splitter._fragments
+        elif chars:
+            held = "".join(splitter._fragments).encode()
+            self._raw += held
+            self.decoder._consumed -= len(held)
+            chars = len(held)
+        splitter._fragments.clear()
+        splitter._partial_chars = 0
+        self._room = self._budget() - chars
+
+    def _held_and(self, chunk: bytes) -> bytes:
+        """Hand the pieces held to the line splitter; return the held bytes and ``chunk``."""
+        self._room = -1
+        pieces, splitter = self._pieces, self.splitter
+        if pieces and self._spent_because is None:
+            splitter._fragments += pieces
+            splitter._partial_chars = sum(map(len, pieces))
+            pieces.clear()
         if self._raw:
             chunk = bytes(self._raw) + chunk
             self._raw.clear()
-        self._room = -1
-        events = super().feed(chunk)
-        if not splitter._fragments and not self.decoder.pending:
-            self._at_line_start = True
-            self._room = self._budget()
-        return events
+        return chunk
 
     def close(self) -> list[Event]:
         """End of stream: what was held goes to SSEParser first."""
-        if (self._raw or self._texts) and self._spent_because is None:
-            self._feed_layered(b"")
+        events = []
+        if (self._raw or self._pieces) and self._spent_because is None:
+            events = super().feed(self._held_and(b""))
         self._room = -1
-        return super().close()
+        return events + super().close()
