@@ -12,15 +12,14 @@ import importlib.util
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from sse_course import SSEParser
+from sse_course import LayeredSSEParser, SSEParser
 from sse_course.events import split_field
-from sse_course.fastpath import FastSSEParser
 
 Triple = tuple[str, str, str]
 Parse = Callable[[list[bytes]], list[Triple]]
 
 
-def ours(parser_class: type[SSEParser], **options: Any) -> Parse:
+def ours(parser_class: type[LayeredSSEParser], **options: Any) -> Parse:
     def parse(chunks: list[bytes]) -> list[Triple]:
         parser = parser_class(**options)
         events = []
@@ -123,7 +122,7 @@ def sseclient_parse(chunks: list[bytes]) -> list[Triple]:
 #: Ours, then the first attempt, then the peers (package to import, parse).
 OURS: dict[str, Callable[..., Parse]] = {
     "SSEParser": lambda **o: ours(SSEParser, **o),
-    "FastSSEParser": lambda **o: ours(FastSSEParser, **o),
+    "LayeredSSEParser": lambda **o: ours(LayeredSSEParser, **o),
 }
 PEERS: dict[str, tuple[str, Parse]] = {
     "httpx-sse": ("httpx_sse", httpx_sse_parse),

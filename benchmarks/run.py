@@ -9,7 +9,8 @@ cell runs every parser once per round, in a rotating order, and reports the
 median over rounds of the per-round ratio ``time / fastest peer's time``
 (CPU time from ``time.process_time``, steadier than wall time). Before timing,
 the first run of every cell checks that each parser yields the same events
-(type, data, id) as SSEParser, and prints where one disagrees.
+(type, data, id) as LayeredSSEParser (the parser the lessons build), and
+prints where one disagrees.
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ from dataclasses import dataclass, field
 
 from corpora import CORPORA, EDGE_CASES, chunked, long_line
 from parsers import OURS, Parse, Triple, char_loop, installed_peers, ours
-from sse_course import SSEParser
-from sse_course.fastpath import FastSSEParser
+from sse_course import LayeredSSEParser, SSEParser
 
-REFERENCE = "SSEParser"
+REFERENCE = "LayeredSSEParser"
 CHAR_LOOP = "char loop"
 #: Generous limits so the 8 MiB line is legal for our parsers.
 LIMITS = {"max_line_chars": 16 << 20, "max_event_chars": 16 << 20}
@@ -122,7 +122,7 @@ def short(event: Triple) -> str:
 
 
 def measure_cell(cell: Cell, parsers: dict[str, Parse], chunks: list[bytes], plan: Plan) -> None:
-    """Check every parser's events against SSEParser's, then time the ones in time."""
+    """Check every parser's events against the reference's, then time the ones in time."""
     expected = parsers[REFERENCE](chunks)
     for name, parse in parsers.items():
         try:
@@ -141,9 +141,9 @@ def measure_cell(cell: Cell, parsers: dict[str, Parse], chunks: list[bytes], pla
 
 
 def edge_case_findings(parsers: dict[str, Parse]) -> list[str]:
-    """Where a parser's events differ from the standard's (SSEParser's
+    """Where a parser's events differ from the standard's (LayeredSSEParser's
     ``browser`` profile) on the edge cases, whole and in one-byte chunks."""
-    standard = ours(SSEParser, profile="browser")
+    standard = ours(LayeredSSEParser, profile="browser")
     findings = []
     for case, raw in EDGE_CASES.items():
         for name, parse in parsers.items():
@@ -224,7 +224,7 @@ def print_cells(cells: list[Cell], ours: list[str], peers: list[str]) -> None:
 
 
 def print_disagreements(cells: list[Cell]) -> None:
-    print("\nAgreement with SSEParser's events (type, data, id) in each cell's first run:")
+    print(f"\nAgreement with {REFERENCE}'s events (type, data, id) in each cell's first run:")
     found = False
     for cell in cells:
         for line in cell.disagreements:
@@ -247,7 +247,7 @@ def print_growth(results: dict[str, list[float | None]], plan: Plan) -> dict[str
 
 
 def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: list[str], elapsed: float) -> None:
-    print("\nIssue 6 targets")
+    print("\nIssue 6 targets (they are SSEParser's; LayeredSSEParser, the lessons' parser, for comparison)")
     for name in OURS:
         ratios = [r for r in (cell.ratio(name, peers) for cell in cells) if r is not None]
         worst = max(ratios) if ratios else None
@@ -287,9 +287,9 @@ def main() -> None:
             cells.append(cell)
     print_cells(cells, [*OURS, CHAR_LOOP], peers)
     print_disagreements(cells)
-    checked = {"FastSSEParser": ours(FastSSEParser, profile="browser")}
+    checked = {"SSEParser": ours(SSEParser, profile="browser")}
     checked.update((name, parse) for name, parse in parsers.items() if name not in OURS)
-    print("\nEdge cases (not timed), against the standard (SSEParser, browser profile):")
+    print("\nEdge cases (not timed), against the standard (LayeredSSEParser, browser profile):")
     print("\n".join(f"  {line}" for line in edge_case_findings(checked)) or "  every parser agreed")
     growth_ratios = print_growth(growth(parsers, plan), plan)
     line_bytes = plan.corpus_bytes["long line"]

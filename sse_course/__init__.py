@@ -2,6 +2,8 @@
 
     bytes -> text (decoding) -> lines (lines) -> events (events) -> payloads (payloads)
 
+``SSEParser`` is the parser to use; ``LayeredSSEParser`` is the same parser with
+every step visible, as the lessons build it (the two are proven equal).
 The parser modules never import the classroom tools in ``sse_course.classroom``.
 """
 
@@ -15,7 +17,7 @@ from .errors import (
     SSEError,
 )
 from .events import Event
-from .fastpath import FastSSEParser
+from .layered import LayeredSSEParser
 from .parser import SSEParser, aiter_events, iter_events
 from .payloads import PayloadError
 
@@ -25,8 +27,8 @@ __all__ = [
     "DecodeError",
     "Event",
     "EventTooLarge",
-    "FastSSEParser",
     "IncompleteStream",
+    "LayeredSSEParser",
     "LineTooLong",
     "ParseLimitError",
     "ParserClosed",

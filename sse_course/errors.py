@@ -3,7 +3,7 @@
 Every SSE error is a ``ValueError`` (bad input, not a bug in the caller), and
 every error that a layer raises carries what that layer had completed before
 the failure in ``completed``, so the parser can push it on and nothing is lost.
-The composed :class:`~sse_course.parser.SSEParser` puts the events it finished
+The composed :class:`~sse_course.layered.LayeredSSEParser` puts the events it finished
 before the failure in ``events``.
 """
 

@@ -1,48 +1,74 @@
-"""SSEParser: the layers composed, and the two I/O edges iter_events / aiter_events.
+"""SSEParser, the package's parser, and the two I/O edges iter_events / aiter_events.
 
-    chunk (bytes) -> Utf8Decoder -> text -> LineSplitter -> lines -> EventAssembler -> events
+:class:`~sse_course.layered.LayeredSSEParser` shows every step: each chunk
+travels through three stage objects, and the line layer finds line ends one
+regular-expression match at a time. SSEParser *is* a LayeredSSEParser, with the
+same stage objects, and works bytes-first, holding input back while nothing
+observable depends on it:
 
-Two profiles share this one code path and differ only in policy:
+* a chunk is appended to the held bytes (one C-level copy) unless it may
+  complete a blank line, the only line that dispatches an event or commits an
+  ID: CR and LF are ASCII and never occur inside a UTF-8 sequence, so a blank
+  line shows in the bytes as two line ends in a row (``\\n\\n``, ``\\r\\r``,
+  ``\\n\\r``), and the held bytes always start at the start of a line;
+* then the held bytes, through their last line end, are decoded in one call of
+  the UTF-8 codec and cut at blank lines (``str.split``); a block of
+  ``data:`` lines, every event of an LLM token stream and the body of a
+  multi-line event, becomes its event's data in one C-level ``replace``;
+  other lines follow the assembler's rules one by one;
+* a character takes at least one byte, so while the held bytes stay within both
+  limits no line or event can pass its limit, and no check is needed; anything
+  else (the stream's first character, a chunk that could pass a limit, an
+  invalid byte, a non-bytes chunk, a spent parser, ``close()``) goes through
+  LayeredSSEParser's ``feed`` and ``close``, with what was held in front.
 
-* ``strict`` (default): invalid UTF-8 raises ``DecodeError``; a stream that
-  ends inside a line or an event raises ``IncompleteStream``.
-* ``browser``: the WHATWG standard's behaviour: U+FFFD for invalid UTF-8, and
-  an unfinished event at the end of the stream is discarded.
-
-Nothing is lost on error: an error raised by ``feed()`` or ``close()`` carries
-in ``err.events`` every event completed before the failure that the call had
-not returned yet. After an error or ``close()`` the parser is spent.
+The one difference: in the ``strict`` profile an invalid byte raises DecodeError
+(the same error, with the same events in total) from the feed that brings the
+next blank line, or from ``close()``, instead of from its own feed.
+tests/test_fastpath.py proves on every fixture, every partition strategy and
+generated streams that both parsers give the same events and the same errors.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
-from typing import Any, Literal
+from codecs import utf_8_decode
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any
 
-from .decoding import Utf8Decoder
-from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, ParserClosed, SSEError
-from .events import Event, EventAssembler
-from .lines import LineSplitter
+from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, SSEError
+from .events import Event
+from .layered import LayeredSSEParser, Profile, as_chunk
+from .lines import LINE_END
 
-Profile = Literal["strict", "browser"]
-PROFILES: tuple[str, ...] = ("strict", "browser")
+#: The bytes that end a line (as ints: ``in`` on bytes compares ints).
+LINE_END_BYTES = (10, 13)
 
-#: A huge chunk is fed to the layers in slices of this many bytes, so a limit
-#: fires before the rest of the chunk is decoded and buffered.
-SLICE_BYTES = 64 * 1024
+#: A chunk over this size without a line end is a piece of a long line, decoded at once.
+SMALL = 256
 
-
-def as_chunk(chunk: Any) -> bytes:
-    """Accept bytes-like chunks; refuse text and anything else by type name."""
-    if isinstance(chunk, bytes):
-        return chunk
-    if isinstance(chunk, (bytearray, memoryview)):
-        return bytes(chunk)
-    raise TypeError(f"a chunk must be bytes, got {type(chunk).__name__}")
+def _lines(text: str) -> list[str]:
+    """``text`` cut at every line end (CR, LF, CRLF), like ``str.split`` cuts at a separator."""
+    return LINE_END.split(text) if "\r" in text else text.split("\n")
 
 
-class SSEParser:
-    """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``."""
+_new = object.__new__  # builds an Event without the frozen dataclass's __init__
+
+
+class SSEParser(LayeredSSEParser):
+    """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, exact and fast.
+
+    It is a LayeredSSEParser (same constructor, properties, errors, refusal after an
+    error or ``close()``, and the same stage objects); ``feed`` holds the bytes
+    back until they may complete a blank line, then assembles them in a few
+    C-level calls. A chunk that could pass a limit, an invalid byte, a non-bytes
+    chunk, a spent parser and ``close()`` go through LayeredSSEParser's ``feed``
+    and ``close``, with what was held in front.
+
+    One difference, pinned down by tests/test_fastpath.py: in the ``strict``
+    profile an invalid byte raises DecodeError (the same error, with the same
+    events in total) from the feed that brings the next blank line, or from
+    ``close()``, instead of from its own feed.
+    """
 
     def __init__(
         self,
@@ -51,89 +77,268 @@ class SSEParser:
         max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
     ) -> None:
-        if profile not in PROFILES:
-            raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
-        strict = profile == "strict"
-        self.profile = profile
-        self.decoder = Utf8Decoder("strict" if strict else "replace")
-        self.splitter = LineSplitter(max_line_chars, strict)
-        self.assembler = EventAssembler(max_event_chars, strict)
-        self._stages = (self.decoder, self.splitter, self.assembler)
-        self._spent_because: str | None = None
-
-    @property
-    def last_event_id(self) -> str:
-        """The ID a reconnecting client sends as ``Last-Event-ID``."""
-        return self.assembler.last_event_id
+        super().__init__(profile, max_line_chars=max_line_chars, max_event_chars=max_event_chars)
+        self._errors = "strict" if self.profile == "strict" else "replace"
+        self._most = min(max_line_chars, max_event_chars)  # the budget while no data is assembled
+        self._pieces: list[str] = []  # a long line's start, decoded as its large chunks came
+        self._raw = bytearray()  # then the held bytes: no blank line among them
+        self._room = -1  # bytes that may still be held; -1: the layered feed only, as for the first character
 
     @property
     def retry(self) -> int | None:
-        """The reconnection time (ms) the stream asked for, if it did."""
+        """The reconnection time (ms) the stream asked for, if it did; complete
+        lines held back are assembled first, so it is never stale."""
+        self._catch_up()
         return self.assembler.retry
 
     def feed(self, chunk: bytes) -> list[Event]:
-        """Return the events this chunk completes (possibly none)."""
-        chunk = as_chunk(chunk)
-        self._refuse_if_spent()
-        events: list[Event] = []
+        """Return the events this chunk completes (possibly none).
+
+        In one function: a call costs as much as a small chunk's work.
+        """
+        room = self._room - len(chunk) if chunk.__class__ is bytes else -1
+        if room < 0:
+            return self._feed_layered(chunk)
+        self._room = room
+        raw = self._raw
+        if 10 in chunk or 13 in chunk:  # ``in`` is fast for an int; for bytes, ``find`` is
+            if (
+                chunk.find(b"\n\n") >= 0
+                or (13 in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
+                or (chunk[0] in LINE_END_BYTES and self._blank_across(chunk[0]))
+            ):  # it may complete a blank line
+                raw += chunk
+                return self._cut()
+        elif len(chunk) > SMALL:
+            return self._feed_piece(chunk)
+        raw += chunk  # bytearray: a long line fed one byte at a time stays linear
+        return []
+
+    def _blank_across(self, first: int) -> bool:
+        """Whether a chunk starting with the line end ``first`` may complete a blank
+        line with what is held (CR then LF is one line end)."""
+        raw = self._raw
+        if not raw:
+            return not self._pieces and not (first == 10 and self.splitter.skip_lf)
+        return raw[-1] == 10 or (raw[-1] == 13 and first == 13)
+
+    def _feed_piece(self, chunk: bytes) -> list[Event]:
+        """A large chunk without a line end: a piece of a long line, decoded now, so
+        that the line is decoded once and never held twice, as bytes and as text."""
+        raw, decoder = self._raw, self.decoder
+        if 10 in raw or 13 in raw:  # complete lines first
+            self._catch_up()
+            if 10 in raw or 13 in raw:  # the line of an invalid byte
+                return self._feed_layered(chunk)
+        raw += chunk
         try:
-            for start in range(0, len(chunk), SLICE_BYTES):
-                events += self._push(0, chunk[start : start + SLICE_BYTES])
-        except SSEError as err:
-            self._fail(err, events)
+            text, used = utf_8_decode(raw, self._errors, False)
+        except UnicodeDecodeError:
+            return self._feed_layered(b"")
+        del raw[:used]  # keeps a character the chunk's end cut
+        decoder._consumed += used
+        self._pieces.append(text)
+        return []
+
+    def _cut(self) -> list[Event]:
+        """Assemble the held lines through the last line end and return the events
+        they dispatch; a partial line stays held.
+
+        Blocks are cut on the bytes and only values and lines are decoded: text
+        with one emoji in it takes four bytes a character, and each copy counts.
+        """
+        if self._pieces:  # the end of a long line: the layered feed joins the pieces once
+            return self._feed_layered(b"")
+        raw = self._raw
+        splitter = self.splitter
+        if splitter.skip_lf:  # the last lines cut ended with a CR: an LF now is its CRLF's
+            splitter.skip_lf = False
+            if raw[0] == 10:
+                del raw[:1]
+                self.decoder._consumed += 1
+        crlf = 13 in raw
+        blocks = raw.split(b"\r\n\r\n" if crlf else b"\n\n")  # each a block of lines, then a blank line
+        rest = blocks.pop()  # complete lines after the last blank line, then the partial line
+        whole = max(rest.rfind(b"\n"), rest.rfind(b"\r")) + 1 if crlf else rest.rfind(b"\n") + 1
+        end = len(raw) - len(rest) + whole
+        del rest[whole:]  # the partial line stays held
+        events: list[Event] = []
+        if blocks:
+            assembler = self.assembler
+            in_block, last_event_id, retry = assembler.in_block, assembler.last_event_id, assembler.retry
+            try:
+                for block in blocks:
+                    if not in_block and 10 not in block and 13 not in block and block.startswith(b"data: "):
+                        del block[:6]  # one data line; in place: a huge value is not copied
+                        event = _new(Event)  # Event(...) without four object.__setattr__ calls
+                        fields = event.__dict__
+                        fields["type"] = "message"
+                        fields["data"] = block.decode("utf-8", self._errors)
+                        fields["last_event_id"] = last_event_id
+                        fields["retry"] = retry
+                        events.append(event)
+                    else:
+                        events += self._block(block, b"\r\n" if crlf else b"\n")
+                        in_block, last_event_id, retry = False, assembler.last_event_id, assembler.retry
+            except UnicodeDecodeError:  # in a block not assembled yet: the layered feed takes over there
+                return self._layered_after(events, [other is block for other in blocks].index(True), crlf)
+        if rest:
+            try:
+                lines = _lines(rest.decode("utf-8", self._errors))
+            except UnicodeDecodeError:
+                return self._layered_after(events, len(blocks), crlf)
+            del lines[-1]  # rest ends with its last line's line end
+            events += self._assemble(lines)
+        if crlf and end:
+            splitter.skip_lf = raw[end - 1] == 13
+        del raw[:end]
+        self.decoder._consumed += end
+        self._room = (self._budget() if self.assembler._data_chars else self._most) - len(raw)
         return events
+
+    def _layered_after(self, events: list[Event], blocks: int, crlf: bool) -> list[Event]:
+        """The layered feed takes over after the first ``blocks`` held blocks, which gave ``events``."""
+        raw, blank = self._raw, b"\r\n\r\n" if crlf else b"\n\n"
+        assembled = 0
+        for _ in range(blocks):  # where ``split`` cut
+            assembled = raw.find(blank, assembled) + len(blank)
+        del raw[:assembled]
+        self.decoder._consumed += assembled
+        try:
+            return events + self._feed_layered(b"")
+        except SSEError as err:
+            err.events = events + err.events
+            raise
+
+    def _block(self, block: bytearray, line_end: bytes) -> list[Event]:
+        """Assemble a block's lines, then dispatch. A run of ``data: `` lines that
+        ends the block, all ending in ``line_end``, becomes one data value in one
+        C-level ``replace``. Everything is decoded before anything is assembled."""
+        next_data = line_end + b"data: "
+        start = -1 if block.startswith(b"data: ") else block.find(next_data)
+        run = block[start + len(line_end) :] if start >= 0 else block
+        value = run[6:].replace(next_data, b"\n")
+        line_ends = run.count(10)
+        if (  # every line of the run is a data line, and every line end in it is ``line_end``
+            run.startswith(b"data: ")
+            and len(run) - 6 - len(value) == line_ends * (len(next_data) - 1)
+            and run.count(13) == (line_ends if len(line_end) == 2 else 0)
+        ):
+            text = value.decode("utf-8", self._errors)
+            head = _lines(block[:start].decode("utf-8", self._errors)) if start >= 0 else []
+            events = self._assemble(head)  # the lines before the run
+            assembler = self.assembler
+            assembler.data_lines.append(text)
+            assembler.in_block = True  # _data_chars stays behind: the budget covers the limit, dispatch resets it
+            return events + self._assemble([""])
+        lines = _lines(block.decode("utf-8", self._errors))
+        lines.append("")
+        return self._assemble(lines)
+
+    def _assemble(self, lines: list[str]) -> list[Event]:
+        """Assemble lines; return the events their blank lines dispatch.
+
+        Data and blank lines follow the rules of the assembler's ``_add_data``
+        and ``_dispatch`` here, without a call or an attribute write per line,
+        and without the limit check: the budget leaves no room to pass a limit.
+        Every other line goes through ``feed_line``.
+        """
+        assembler = self.assembler
+        events: list[Event] = []
+        data_lines, size, in_block = assembler.data_lines, assembler._data_chars, assembler.in_block
+        for line in lines:  # the block state lives in locals until the loop ends
+            if not line:  # dispatch
+                assembler.last_event_id = assembler.id_buffer
+                if data_lines:
+                    event = _new(Event)
+                    fields = event.__dict__
+                    fields["type"] = assembler.event_type or "message"
+                    fields["data"] = "\n".join(data_lines)
+                    fields["last_event_id"] = assembler.id_buffer
+                    fields["retry"] = assembler.retry
+                    events.append(event)
+                    data_lines, size = [], 0
+                assembler.event_type, in_block = "", False
+            elif line.startswith("data:"):
+                value = line[6:] if line[5:6] == " " else line[5:]
+                size += len(value) + 1 if data_lines else len(value)
+                data_lines.append(value)
+                in_block = True
+            else:
+                assembler.data_lines, assembler._data_chars, assembler.in_block = data_lines, size, in_block
+                assembler.feed_line(line)  # never dispatches: the line is not blank
+                size, in_block = assembler._data_chars, assembler.in_block
+        assembler.data_lines, assembler._data_chars, assembler.in_block = data_lines, size, in_block
+        return events
+
+    def _budget(self) -> int:
+        """How many characters may be held before a line or the event could pass its limit."""
+        assembler, line = self.assembler, self.splitter.max_line_chars
+        event = assembler.max_event_chars - assembler._data_chars
+        return line if line < event else event
+
+    def _catch_up(self) -> None:
+        """Assemble the complete lines held (they hold no blank line, so no event and,
+        within the budget, no error), up to the line of an invalid byte."""
+        raw = self._raw
+        end = max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1
+        if not end or self._spent_because is not None:
+            return
+        try:
+            raw[:end].decode("utf-8", self._errors)
+        except UnicodeDecodeError as err:
+            end = max(raw.rfind(b"\n", 0, err.start), raw.rfind(b"\r", 0, err.start)) + 1
+        rest = raw[end:]
+        del raw[end:]
+        self._cut()
+        raw += rest
+        self._room -= len(rest)
+
+    def _feed_layered(self, chunk: bytes) -> list[Event]:
+        """LayeredSSEParser's feed, given what was held first; back to the fast path
+        once the stream's first character is seen and no character is split."""
+        events = super().feed(self._held_and(as_chunk(chunk)))
+        splitter, decoder = self.splitter, self.decoder
+        if not decoder._at_start and not decoder.pending:
+            self._hold_partial_line()
+        return events
+
+    def _hold_partial_line(self) -> None:
+        """Take the line splitter's partial line back: a short one as bytes again
+        (valid text encodes back to the bytes it came from; in the ``browser``
+        profile no offset is ever reported), a long one as pieces."""
+        splitter, chars = self.splitter, self.splitter._partial_chars
+        if chars > SMALL:
+            self._pieces += splitter._fragments
+        elif chars:
+            held = "".join(splitter._fragments).encode()
+            self._raw += held
+            self.decoder._consumed -= len(held)
+            chars = len(held)
+        splitter._fragments.clear()
+        splitter._partial_chars = 0
+        self._room = self._budget() - chars
+
+    def _held_and(self, chunk: bytes) -> bytes:
+        """Hand the pieces held to the line splitter; return the held bytes and ``chunk``."""
+        self._room = -1
+        pieces, splitter = self._pieces, self.splitter
+        if pieces and self._spent_because is None:
+            splitter._fragments += pieces
+            splitter._partial_chars = sum(map(len, pieces))
+            pieces.clear()
+        if self._raw:
+            chunk = bytes(self._raw) + chunk
+            self._raw.clear()
+        return chunk
 
     def close(self) -> list[Event]:
-        """End of stream: return what the end completes; the parser is then spent."""
-        self._refuse_if_spent()
-        self._spent_because = "close() was called"
-        events: list[Event] = []
-        try:
-            for level, stage in enumerate(self._stages):
-                events += self._through(level, stage.close)
-        except SSEError as err:
-            self._fail(err, events)
-        return events
-
-    def _push(self, level: int, value: Any) -> list[Event]:
-        """Feed ``value`` to the stage at ``level`` and its output on down; return events."""
-        if level == len(self._stages):
-            return value
-        return self._through(level, lambda: self._stages[level].feed(value))
-
-    def _through(self, level: int, produce: Callable[[], Any]) -> list[Event]:
-        """Run one step of the stage at ``level``; push its output down the rest.
-
-        When the step fails, what the stage completed before the failure still
-        goes down the rest of the layers; if that raises, its error wins, since
-        it comes from earlier in the stream.
-        """
-        try:
-            output = produce()
-        except SSEError as err:
-            err.events = [] if err.completed is None else self._push(level + 1, err.completed)
-            raise
-        return self._push(level + 1, output)
-
-    def _fail(self, err: SSEError, events: list[Event]) -> None:
-        self._spent_because = f"it raised {type(err).__name__}: {err}"
-        err.events = events + err.events
-        raise err
-
-    def _refuse_if_spent(self) -> None:
-        if self._spent_because is not None:
-            raise ParserClosed(
-                f"this SSEParser takes no more input: {self._spent_because}; create a new one"
-            )
-
-
-def fast_parser(**options: Any) -> SSEParser:
-    """The parser the I/O edges use: FastSSEParser, an SSEParser with the same
-    contract and outcomes (tests/test_fastpath.py proves it on every fixture,
-    partition and generated stream), imported here because it builds on this module."""
-    from .fastpath import FastSSEParser
-
-    return FastSSEParser(**options)
+        """End of stream: what was held goes to the layered feed first."""
+        events = []
+        if (self._raw or self._pieces) and self._spent_because is None:
+            events = super().feed(self._held_and(b""))
+        self._room = -1
+        return events + super().close()
 
 
 def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
@@ -141,7 +346,7 @@ def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
 
     On error, the events it carries are yielded first, then the error is raised.
     """
-    parser = fast_parser(**options)
+    parser = SSEParser(**options)
     try:
         for chunk in chunks:
             yield from parser.feed(chunk)
@@ -153,7 +358,7 @@ def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
 
 async def aiter_events(chunks: AsyncIterable[bytes], **options: Any) -> AsyncIterator[Event]:
     """Async twin of :func:`iter_events` (e.g. ``response.aiter_raw()``)."""
-    parser = fast_parser(**options)
+    parser = SSEParser(**options)
     try:
         async for chunk in chunks:
             for event in parser.feed(chunk):

@@ -25,7 +25,9 @@ REQUIRED = {
     "sse_course.events.split_field",
     "sse_course.events.parse_retry",
     "sse_course.events.EventAssembler",
-    "sse_course.parser.SSEParser",
+    "sse_course.layered.LayeredSSEParser",
+    "sse_course.parser.SSEParser.feed",
+    "sse_course.parser.SSEParser._cut",
     "sse_course.payloads.JSONPayloads",
 }
 
@@ -42,8 +44,18 @@ def tagged_cells(folder: str = "notebooks") -> list[tuple[str, str, str]]:
 
 
 def package_source(dotted: str) -> str:
+    """The source of a module-level object, or of a class's method (``module.Class.method``)."""
     module_name, _, name = dotted.rpartition(".")
-    obj = getattr(importlib.import_module(module_name), name)
+    path: list[str] = [name]
+    while True:
+        try:
+            obj = importlib.import_module(module_name)
+            break
+        except ModuleNotFoundError:
+            module_name, _, outer = module_name.rpartition(".")
+            path.insert(0, outer)
+    for part in path:
+        obj = getattr(obj, part)
     return textwrap.dedent(inspect.getsource(obj)).strip()
 
 
@@ -58,6 +70,11 @@ def test_lesson_cell_is_the_package_source(notebook: str, dotted: str, source: s
         f"{notebook}: the cell tagged {TAG}{dotted} differs from the package; "
         "copy the package source into the cell (or change the package)"
     )
+
+
+def test_a_method_is_presented_by_its_own_source() -> None:
+    source = package_source("sse_course.parser.SSEParser.feed")
+    assert source.startswith("def feed(self, chunk: bytes)") and "class SSEParser" not in source
 
 
 def test_drift_check_rejects_an_edited_copy() -> None:

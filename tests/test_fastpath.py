@@ -1,4 +1,4 @@
-"""FastSSEParser gives exactly SSEParser's outcomes: same events, same errors.
+"""SSEParser, the fast path, gives exactly LayeredSSEParser's outcomes: same events, same errors.
 
 The layered parser is the reference the lessons build; the fast path is only
 allowed to be faster. Every fixture under every partition strategy of the
@@ -18,15 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sse_course import DecodeError, Event, LineTooLong, ParserClosed, SSEParser
+from sse_course import DecodeError, Event, LayeredSSEParser, LineTooLong, ParserClosed, SSEParser
 from sse_course.classroom import harness
 from sse_course.classroom.fixtures import Fixture, load_fixtures
-from sse_course.fastpath import FastSSEParser
 
 PROFILES = ("strict", "browser")
 FIXTURES = load_fixtures()
 
-Factory = Callable[[], SSEParser]
+Factory = Callable[[], LayeredSSEParser]
 
 
 def feed_by_feed(factory: Factory, chunks: list[bytes]) -> tuple:
@@ -44,14 +43,14 @@ def feed_by_feed(factory: Factory, chunks: list[bytes]) -> tuple:
 
 
 def first_difference(
-    make_candidate: Callable[..., SSEParser], fixtures: Iterable[Fixture], profile: str
+    make_candidate: Callable[..., LayeredSSEParser], fixtures: Iterable[Fixture], profile: str
 ) -> tuple[str, bytes, harness.Partition, object, object] | None:
     """The first (fixture, raw, cuts, reference, candidate) where the candidate
-    differs from SSEParser, over every partition strategy of the harness: feed
-    by feed, or in total where SSEParser raises DecodeError (the fast path's
+    differs from LayeredSSEParser, over every partition strategy of the harness: feed
+    by feed, or in total where LayeredSSEParser raises DecodeError (the fast path's
     one difference: it may raise that one later, see below)."""
     for fixture in fixtures:
-        reference = lambda: SSEParser(profile, **fixture.options)  # noqa: E731
+        reference = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: E731
         candidate = lambda: make_candidate(profile, **fixture.options)  # noqa: E731
         for cuts in harness.partitions(fixture.raw, harness.STRATEGIES, fixture.cuts):
             expected, got = compared(reference, candidate, harness.chunks_of(fixture.raw, cuts))
@@ -71,13 +70,13 @@ def compared(reference: Factory, candidate: Factory, chunks: list[bytes]) -> tup
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.id)
 def test_same_outcome_as_layered_on_every_fixture_and_partition(fixture: Fixture, profile: str) -> None:
-    assert first_difference(FastSSEParser, [fixture], profile) is None
+    assert first_difference(SSEParser, [fixture], profile) is None
 
 
 # --- the comparison is not vacuous -------------------------------------------
 
 
-class MissesBlankLineAcrossChunks(FastSSEParser):
+class MissesBlankLineAcrossChunks(SSEParser):
     """One bug: a blank line whose two line ends come in two chunks is not seen."""
 
     def _blank_across(self, first: int) -> bool:
@@ -94,7 +93,7 @@ def test_equality_check_catches_a_parser_with_one_bug() -> None:
 
 
 def test_equality_check_catches_a_wrong_error_message() -> None:
-    class OffByOneOffset(FastSSEParser):
+    class OffByOneOffset(SSEParser):
         def feed(self, chunk: bytes) -> list[Event]:
             try:
                 return super().feed(chunk)
@@ -159,7 +158,7 @@ LIMITS = st.fixed_dictionaries(
 @given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
 def test_same_outcome_on_generated_streams(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
     _, chunks = chunked
-    expected, got = compared(lambda: SSEParser(profile, **limits), lambda: FastSSEParser(profile, **limits), chunks)
+    expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
     assert got == expected
 
 
@@ -189,20 +188,40 @@ def test_same_outcome_with_long_lines_in_large_chunks(raw: bytes, sizes: list[in
     while at < len(raw):
         chunks.append(raw[at : at + sizes[len(chunks) % len(sizes)]])
         at += len(chunks[-1])
-    expected, got = compared(lambda: SSEParser(profile, **limits), lambda: FastSSEParser(profile, **limits), chunks)
+    expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
     assert got == expected
+
+
+MIXED_LINE_ENDS = [
+    b"data: a\r\ndata: b\rdata: c\r\n\r\n",  # a CR alone inside a run of data lines cut at CRLF CRLF
+    b"data: a\rdata: b\r\n\r\ndata: c\r\n\r\n",  # one data line, then a CR alone: two lines
+    b"data: a\r\ndata: b\ndata: c\r\n\r\n",  # an LF alone inside the run
+    b"event: x\r\nid: 1\rdata: a\r\ndata: b\r\n\r\n",  # a CR alone before the run
+    b"data: a\r\n\rdata: b\r\n\r\n",  # a blank line (CR alone) inside a block
+    b"data: a\n\r\ndata: b\r\n\r\n",  # LF then CRLF: a blank line
+    b"data: a\r\r\n\r\ndata: b\r\n\r\n",  # CR, CRLF, CRLF: two blank lines
+]
+
+
+@pytest.mark.parametrize("raw", MIXED_LINE_ENDS)
+def test_line_ends_mixed_inside_a_block_are_each_a_line_end(raw: bytes) -> None:
+    """The fast path cuts blocks at CRLF CRLF when a CR is held; a CR or LF
+    alone inside such a block is still a line end, under every partition."""
+    for cuts in harness.partitions(raw, harness.STRATEGIES, ()):
+        expected, got = compared(LayeredSSEParser, SSEParser, harness.chunks_of(raw, cuts))
+        assert got == expected, cuts
 
 
 @pytest.mark.parametrize("line_end", [b"\n", b"\r\n", b"\r"])
 def test_invalid_byte_after_complete_events_has_the_same_offset(line_end: bytes) -> None:
-    """The fast path assembles the events before a bad byte, then SSEParser takes
+    """The fast path assembles the events before a bad byte, then LayeredSSEParser takes
     over where the bad byte's block starts: the offset in the message must
     count the bytes of every line end (CRLF is two, LF after CR to LF is one)."""
     events = b"".join(b"id: %d%sdata: \xc3\xa9 %d%sdata: x%s%s" % (i, line_end, i, line_end, line_end, line_end) for i in range(3))
     raw = events + b"data: \xff" + line_end + line_end + events
     for cuts in harness.partitions(raw, ("whole", "single"), ()):
         chunks = harness.chunks_of(raw, cuts)
-        expected, got = compared(lambda: SSEParser(), lambda: FastSSEParser(), [b"data: a\n\n", *chunks])
+        expected, got = compared(lambda: LayeredSSEParser(), lambda: SSEParser(), [b"data: a\n\n", *chunks])
         assert got == expected, cuts
 
 
@@ -221,8 +240,8 @@ def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profil
     events in total. The totals are also compared, with no relaxation, by the
     fixture tests above."""
     raw, chunks = chunked
-    layered = SSEParser(profile, **limits)
-    fast, watched = FastSSEParser(profile, **limits), FastSSEParser(profile, **limits)  # watched: retry read
+    layered = LayeredSSEParser(profile, **limits)
+    fast, watched = SSEParser(profile, **limits), SSEParser(profile, **limits)  # watched: retry read
     for i, chunk in enumerate(chunks):
         try:
             expected = layered.feed(chunk)
@@ -241,7 +260,7 @@ def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profil
         assert watched.retry == layered.retry  # reading it assembles the lines held back
 
 
-def check_late_decode_error(fast: SSEParser, raw: bytes, chunks: list[bytes], i: int, err: DecodeError) -> None:
+def check_late_decode_error(fast: LayeredSSEParser, raw: bytes, chunks: list[bytes], i: int, err: DecodeError) -> None:
     """The layered parser raised ``err`` feeding ``chunks[i]``: the fast parser
     raises the same error by the feed that brings the first blank line after
     the bad byte, or by close(), and returns plus carries the same events."""
@@ -258,7 +277,7 @@ def check_late_decode_error(fast: SSEParser, raw: bytes, chunks: list[bytes], i:
     assert (str(raised.value), returned + raised.value.events) == (str(err), err.events)
 
 
-class RaisesDecodeErrorsAtClose(FastSSEParser):
+class RaisesDecodeErrorsAtClose(SSEParser):
     """Wrong: holds every chunk back until close(), so a DecodeError comes late."""
 
     def __init__(self) -> None:
@@ -276,19 +295,19 @@ class RaisesDecodeErrorsAtClose(FastSSEParser):
 def test_late_decode_error_check_rejects_an_error_after_the_next_blank_line() -> None:
     chunks = [b"data: \xff", b"x\n\n", b"data: y\n\n"]
     with pytest.raises(DecodeError) as err:
-        SSEParser().feed(chunks[0])
+        LayeredSSEParser().feed(chunks[0])
     raw = b"".join(chunks)
-    check_late_decode_error(FastSSEParser(), raw, chunks, 0, err.value)
+    check_late_decode_error(SSEParser(), raw, chunks, 0, err.value)
     with pytest.raises(AssertionError, match="no DecodeError by the feed"):
         check_late_decode_error(RaisesDecodeErrorsAtClose(), raw, chunks, 0, err.value)
 
 
 def test_decode_error_comes_by_the_next_blank_line() -> None:
-    """The relaxation above, shown: SSEParser raises at the bad byte; the fast
+    """The relaxation above, shown: LayeredSSEParser raises at the bad byte; the fast
     path holds the bytes undecoded until they may complete an event, and
     raises the same error then."""
     chunks = [b"data: a\n\n", b"data: b\xff\n", b"retry: 5\n", b"\n"]
-    layered, fast = SSEParser(), FastSSEParser()
+    layered, fast = LayeredSSEParser(), SSEParser()
     assert layered.feed(chunks[0]) == fast.feed(chunks[0]) == [Event("message", "a")]
     with pytest.raises(DecodeError) as expected:
         layered.feed(chunks[1])
@@ -313,21 +332,21 @@ def outcome_of(call: Callable[[], object]) -> tuple:
     [(("strict",), {}), (("nonsense",), {}), ((), {"max_line_chars": 0}), ((), {"max_event_chars": True})],
 )
 def test_constructor_checks_are_the_same(args: tuple, kwargs: dict) -> None:
-    assert outcome_of(lambda: FastSSEParser(*args, **kwargs).profile) == outcome_of(
-        lambda: SSEParser(*args, **kwargs).profile
+    assert outcome_of(lambda: SSEParser(*args, **kwargs).profile) == outcome_of(
+        lambda: LayeredSSEParser(*args, **kwargs).profile
     )
 
 
 @pytest.mark.parametrize("chunk", ["data: x\n\n", 42, None, bytearray(b"data: x\n\n"), memoryview(b"data: x\n\n")])
 def test_chunk_types_are_checked_the_same(chunk: object) -> None:
-    assert outcome_of(lambda: FastSSEParser().feed(chunk)) == outcome_of(lambda: SSEParser().feed(chunk))
+    assert outcome_of(lambda: SSEParser().feed(chunk)) == outcome_of(lambda: LayeredSSEParser().feed(chunk))
 
 
 @pytest.mark.parametrize("first", [b"data: x\n\n", b"\xff", b"data: " + b"x" * 20 + b"\n"])
 def test_spent_parser_refuses_input_the_same(first: bytes) -> None:
     """After close() or an error, both refuse feed() and close() with the same ParserClosed."""
     results = []
-    for cls in (SSEParser, FastSSEParser):
+    for cls in (LayeredSSEParser, SSEParser):
         parser = cls(max_line_chars=10)
         outcome_of(lambda: parser.feed(first) + parser.close())
         results.append((outcome_of(lambda: parser.feed(b"data: y\n\n")), outcome_of(parser.close)))
@@ -338,7 +357,7 @@ def test_spent_parser_refuses_input_the_same(first: bytes) -> None:
 def test_error_carries_the_events_completed_in_the_same_call() -> None:
     stream = b"id: 1\nretry: 50\ndata: a\n\ndata: b\n\ndata: \xff\n\n"
     errors = []
-    for cls in (SSEParser, FastSSEParser):
+    for cls in (LayeredSSEParser, SSEParser):
         with pytest.raises(DecodeError) as raised:
             cls().feed(stream)
         errors.append((raised.value.offset, raised.value.bad_bytes, raised.value.reason, raised.value.events))
@@ -364,19 +383,19 @@ def test_huge_chunks_are_the_same(case: int, profile: str) -> None:
     raw, limits = sliced_streams()[case]
     assert len(raw) > 4 * 65536
     for chunks in ([raw], [raw[:100_001], raw[100_001:]]):
-        expected = harness.run(lambda: SSEParser(profile, **limits), chunks)
-        assert harness.run(lambda: FastSSEParser(profile, **limits), chunks) == expected
+        expected = harness.run(lambda: LayeredSSEParser(profile, **limits), chunks)
+        assert harness.run(lambda: SSEParser(profile, **limits), chunks) == expected
 
 
 def test_retry_is_current_while_lines_are_held_back() -> None:
     """A field line without a blank line after it is held back; reading
     ``retry`` assembles it first, so the value is never stale."""
-    fast, layered, chunk = FastSSEParser(), SSEParser(), b"retry: 250\ndata: a\n"
+    fast, layered, chunk = SSEParser(), LayeredSSEParser(), b"retry: 250\ndata: a\n"
     assert fast.feed(chunk) == layered.feed(chunk) == []
     assert fast.retry == layered.retry == 250
 
 
-class RebuildsHeldBytes(FastSSEParser):
+class RebuildsHeldBytes(SSEParser):
     """The quadratic mistake: the held bytes are copied on every chunk without a line end."""
 
     def feed(self, chunk: bytes) -> list[Event]:
@@ -384,7 +403,7 @@ class RebuildsHeldBytes(FastSSEParser):
         return super().feed(chunk)
 
 
-def one_byte_seconds(cls: type[FastSSEParser], chars: int) -> float:
+def one_byte_seconds(cls: type[SSEParser], chars: int) -> float:
     """CPU time to feed a line of ``chars`` bytes one byte at a time."""
     parser, start = cls(max_line_chars=16 << 20), time.process_time()
     for _ in range(chars):
@@ -393,7 +412,7 @@ def one_byte_seconds(cls: type[FastSSEParser], chars: int) -> float:
 
 
 def test_a_long_line_fed_one_byte_at_a_time_takes_linear_time() -> None:
-    ratios = [one_byte_seconds(FastSSEParser, 400_000) / one_byte_seconds(FastSSEParser, 50_000) for _ in range(3)]
+    ratios = [one_byte_seconds(SSEParser, 400_000) / one_byte_seconds(SSEParser, 50_000) for _ in range(3)]
     assert statistics.median(ratios) < 12, ratios  # linear: about 8; quadratic: about 64
 
 
@@ -405,7 +424,7 @@ def test_limit_fires_before_a_huge_chunk_is_decoded() -> None:
     """A 16 MiB chunk with a line over a small limit: the error comes after one
     64 KiB slice, so the parser's own allocations stay far below the chunk's size."""
     huge = b"data: " + b"x" * (16 << 20)
-    parser = FastSSEParser(max_line_chars=1000)
+    parser = SSEParser(max_line_chars=1000)
     tracemalloc.start()
     try:
         with pytest.raises(LineTooLong):
@@ -422,7 +441,7 @@ def test_long_line_peak_memory_stays_near_its_size() -> None:
     size = 4 << 20
     raw = b"data: " + b"x" * size + b"\n\n"
     chunks = [raw[i : i + 65536] for i in range(0, len(raw), 65536)]
-    parser = FastSSEParser(max_line_chars=size + 10, max_event_chars=size + 10)
+    parser = SSEParser(max_line_chars=size + 10, max_event_chars=size + 10)
     tracemalloc.start()
     try:
         events = [event for chunk in chunks for event in parser.feed(chunk)]
@@ -436,7 +455,7 @@ def test_long_line_peak_memory_stays_near_its_size() -> None:
 def test_events_are_ordinary_events() -> None:
     """The fast path builds events without Event's constructor: they must still
     be equal, hash and print like Event(...), and be just as frozen."""
-    made = FastSSEParser().feed(b"event: t\nid: 1\nretry: 5\ndata: d\n\n")[0]
+    made = SSEParser().feed(b"event: t\nid: 1\nretry: 5\ndata: d\n\n")[0]
     reference = Event("t", "d", "1", 5)
     assert (made, hash(made), repr(made)) == (reference, hash(reference), repr(reference))
     with pytest.raises(dataclasses.FrozenInstanceError):

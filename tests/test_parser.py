@@ -17,12 +17,13 @@ from sse_course import (
     ParseLimitError,
     ParserClosed,
     PayloadError,
+    LayeredSSEParser,
     SSEError,
     SSEParser,
     aiter_events,
     iter_events,
 )
-from sse_course.parser import SLICE_BYTES
+from sse_course.layered import SLICE_BYTES
 
 
 def test_public_names_and_error_hierarchy() -> None:
@@ -168,7 +169,7 @@ def test_layer_error_without_completed_output_loses_nothing_else() -> None:
         def close(self) -> list[str]:
             return []
 
-    parser = SSEParser()
+    parser = LayeredSSEParser()
     parser.feed(b"data: a\n\n")
     parser._stages = (parser.decoder, Refusing(), parser.assembler)
     with pytest.raises(IncompleteStream) as caught:
@@ -176,18 +177,18 @@ def test_layer_error_without_completed_output_loses_nothing_else() -> None:
     assert caught.value.events == []
 
 
-def test_edges_use_the_fast_parser_with_the_options(monkeypatch) -> None:
-    """iter_events / aiter_events build FastSSEParser, which test_fastpath proves equal."""
-    import sse_course.fastpath
+def test_edges_build_sseparser_with_the_options(monkeypatch) -> None:
+    """iter_events / aiter_events build SSEParser with the options they are given."""
+    import sse_course.parser
 
     built = []
 
-    class Recording(sse_course.fastpath.FastSSEParser):
+    class Recording(sse_course.parser.SSEParser):
         def __init__(self, *args, **kwargs) -> None:
             built.append(kwargs)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(sse_course.fastpath, "FastSSEParser", Recording)
+    monkeypatch.setattr(sse_course.parser, "SSEParser", Recording)
     assert list(iter_events([b"data: a\n\n"], profile="browser")) == [Event("message", "a")]
     assert asyncio.run(_first(aiter_events(_chunks(b"data: b\n\n"), max_line_chars=9))) == Event("message", "b")
     assert built == [{"profile": "browser"}, {"max_line_chars": 9}]

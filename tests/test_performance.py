@@ -1,4 +1,6 @@
-"""Linear whatever the chunking, and memory within a small multiple of a long line.
+"""Linear whatever the chunking, and memory within a small multiple of a long line:
+LayeredSSEParser, the parser the lessons build (tests/test_fastpath.py checks
+SSEParser's fast path the same way).
 
 CPU time (process_time) is measured, not wall time: it is steadier on a busy
 machine. Each check also runs on a line splitter that rebuilds its partial
@@ -11,7 +13,7 @@ import statistics
 import time
 import tracemalloc
 
-from sse_course import SSEParser
+from sse_course import LayeredSSEParser
 from sse_course.lines import LineSplitter
 
 
@@ -24,8 +26,8 @@ class RebuildingSplitter(LineSplitter):
             self._partial_chars += end - start
 
 
-def parser(quadratic: bool = False) -> SSEParser:
-    parser = SSEParser(max_line_chars=16 << 20, max_event_chars=16 << 20)
+def parser(quadratic: bool = False) -> LayeredSSEParser:
+    parser = LayeredSSEParser(max_line_chars=16 << 20, max_event_chars=16 << 20)
     if quadratic:
         parser.splitter = RebuildingSplitter(parser.splitter.max_line_chars)
         parser._stages = (parser.decoder, parser.splitter, parser.assembler)

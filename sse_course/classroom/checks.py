@@ -34,7 +34,8 @@ from typing import Any
 
 from .. import __version__
 from ..errors import DEFAULT_MAX_LINE_CHARS, SSEError
-from ..parser import PROFILES, SSEParser
+from ..layered import PROFILES
+from ..parser import SSEParser
 from ..payloads import JSONPayloads
 from . import fixtures as fixture_files
 from .fixtures import Fixture, load_fixtures

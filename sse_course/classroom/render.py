@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..events import Event
+from ..layered import LayeredSSEParser
 from ..parser import SSEParser
 from .fixtures import Expected
 from .harness import Factory, Outcome, agrees, chunks_of, run
@@ -156,7 +157,7 @@ class Snapshot:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-def parser_state(parser: SSEParser) -> dict[str, Any]:
+def parser_state(parser: LayeredSSEParser) -> dict[str, Any]:
     """The buffers of every layer, keyed by the table's column names."""
     assembler = parser.assembler
     return {
@@ -190,11 +191,12 @@ def _tap(stage: Any, record: Callable[[Any], None]) -> None:
 
 
 def snapshots(raw: bytes, cuts: Iterable[int], profile: str = "strict", **options: Any) -> list[Snapshot]:
-    """Feed ``SSEParser(profile, **options)`` the split, then close it; one snapshot per step.
+    """Feed ``LayeredSSEParser(profile, **options)`` the split, then close it; one
+    snapshot per step (its stage objects are where the buffers show).
 
     Stops at the first error: the parser is spent after it.
     """
-    parser = SSEParser(profile, **options)
+    parser = LayeredSSEParser(profile, **options)
     steps: list[Snapshot] = []
     _tap(parser.decoder, lambda text: setattr(steps[-1], "text", steps[-1].text + text))
     _tap(parser.splitter, lambda lines: steps[-1].lines.extend(lines))

@@ -1,6 +1,6 @@
 """The buggy-parser zoo: realistic mistakes, one per member, for lesson 07 and the checks.
 
-Each member of :data:`ZOO` is the package's :class:`~sse_course.SSEParser` with
+Each member of :data:`ZOO` is the package's :class:`~sse_course.LayeredSSEParser` with
 ONE layer replaced by a subclass that holds one mistake, as a developer would
 write it. A member is built like the real parser, ``ZOO[name](profile, **limits)``,
 has ``feed(bytes) -> list[Event]`` and ``close() -> list[Event]``, and says
@@ -34,7 +34,7 @@ from ..decoding import BOM, Utf8Decoder
 from ..errors import DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
 from ..events import Event, EventAssembler, split_field
 from ..lines import LineSplitter
-from ..parser import SSEParser, as_chunk
+from ..layered import LayeredSSEParser, as_chunk
 from ..payloads import JSONPayloads
 
 PROFILES = frozenset({"strict", "browser"})
@@ -47,8 +47,8 @@ def compose(
     decoder: Any = None,
     splitter: Any = None,
     assembler: Any = None,
-) -> SSEParser:
-    """The package's parser with any of its three layers replaced by the given objects.
+) -> LayeredSSEParser:
+    """The layered parser with any of its three layers replaced by the given objects.
 
     The checks use this to run a learner's layer inside the real parser, so
     the learner's decoder meets every fixture under every split.
@@ -61,8 +61,8 @@ def compose(
     return parser
 
 
-class LayeredParser(SSEParser):
-    """SSEParser that also passes empty reads down its layers, as hand-written
+class LayeredParser(LayeredSSEParser):
+    """LayeredSSEParser that also passes empty reads down its layers, as hand-written
     read loops do: a layer must cope with ``feed(b"")`` and ``feed("")``."""
 
     def feed(self, chunk: bytes) -> list[Event]:

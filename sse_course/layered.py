@@ -1,0 +1,132 @@
+"""LayeredSSEParser: the layers composed, every step visible (lesson 05 builds it).
+
+    chunk (bytes) -> Utf8Decoder -> text -> LineSplitter -> lines -> EventAssembler -> events
+
+The package's :class:`~sse_course.parser.SSEParser` is this class with a fast
+path in front; tests/test_fastpath.py proves both give the same events and the
+same errors on every fixture, partition and generated stream.
+
+Two profiles share this one code path and differ only in policy:
+
+* ``strict`` (default): invalid UTF-8 raises ``DecodeError``; a stream that
+  ends inside a line or an event raises ``IncompleteStream``.
+* ``browser``: the WHATWG standard's behaviour: U+FFFD for invalid UTF-8, and
+  an unfinished event at the end of the stream is discarded.
+
+Nothing is lost on error: an error raised by ``feed()`` or ``close()`` carries
+in ``err.events`` every event completed before the failure that the call had
+not returned yet. After an error or ``close()`` the parser is spent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from .decoding import Utf8Decoder
+from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, ParserClosed, SSEError
+from .events import Event, EventAssembler
+from .lines import LineSplitter
+
+Profile = Literal["strict", "browser"]
+PROFILES: tuple[str, ...] = ("strict", "browser")
+
+#: A huge chunk is fed to the layers in slices of this many bytes, so a limit
+#: fires before the rest of the chunk is decoded and buffered.
+SLICE_BYTES = 64 * 1024
+
+
+def as_chunk(chunk: Any) -> bytes:
+    """Accept bytes-like chunks; refuse text and anything else by type name."""
+    if isinstance(chunk, bytes):
+        return chunk
+    if isinstance(chunk, (bytearray, memoryview)):
+        return bytes(chunk)
+    raise TypeError(f"a chunk must be bytes, got {type(chunk).__name__}")
+
+
+class LayeredSSEParser:
+    """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, through
+    three stage objects (``decoder``, ``splitter``, ``assembler``) one step at a time."""
+
+    def __init__(
+        self,
+        profile: Profile = "strict",
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    ) -> None:
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+        strict = profile == "strict"
+        self.profile = profile
+        self.decoder = Utf8Decoder("strict" if strict else "replace")
+        self.splitter = LineSplitter(max_line_chars, strict)
+        self.assembler = EventAssembler(max_event_chars, strict)
+        self._stages = (self.decoder, self.splitter, self.assembler)
+        self._spent_because: str | None = None
+
+    @property
+    def last_event_id(self) -> str:
+        """The ID a reconnecting client sends as ``Last-Event-ID``."""
+        return self.assembler.last_event_id
+
+    @property
+    def retry(self) -> int | None:
+        """The reconnection time (ms) the stream asked for, if it did."""
+        return self.assembler.retry
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        """Return the events this chunk completes (possibly none)."""
+        chunk = as_chunk(chunk)
+        self._refuse_if_spent()
+        events: list[Event] = []
+        try:
+            for start in range(0, len(chunk), SLICE_BYTES):
+                events += self._push(0, chunk[start : start + SLICE_BYTES])
+        except SSEError as err:
+            self._fail(err, events)
+        return events
+
+    def close(self) -> list[Event]:
+        """End of stream: return what the end completes; the parser is then spent."""
+        self._refuse_if_spent()
+        self._spent_because = "close() was called"
+        events: list[Event] = []
+        try:
+            for level, stage in enumerate(self._stages):
+                events += self._through(level, stage.close)
+        except SSEError as err:
+            self._fail(err, events)
+        return events
+
+    def _push(self, level: int, value: Any) -> list[Event]:
+        """Feed ``value`` to the stage at ``level`` and its output on down; return events."""
+        if level == len(self._stages):
+            return value
+        return self._through(level, lambda: self._stages[level].feed(value))
+
+    def _through(self, level: int, produce: Callable[[], Any]) -> list[Event]:
+        """Run one step of the stage at ``level``; push its output down the rest.
+
+        When the step fails, what the stage completed before the failure still
+        goes down the rest of the layers; if that raises, its error wins, since
+        it comes from earlier in the stream.
+        """
+        try:
+            output = produce()
+        except SSEError as err:
+            err.events = [] if err.completed is None else self._push(level + 1, err.completed)
+            raise
+        return self._push(level + 1, output)
+
+    def _fail(self, err: SSEError, events: list[Event]) -> None:
+        self._spent_because = f"it raised {type(err).__name__}: {err}"
+        err.events = events + err.events
+        raise err
+
+    def _refuse_if_spent(self) -> None:
+        if self._spent_because is not None:
+            raise ParserClosed(
+                f"this SSEParser takes no more input: {self._spent_because}; create a new one"
+            )
