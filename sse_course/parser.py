@@ -11,16 +11,20 @@ observable depends on it:
   ID: CR and LF are ASCII and never occur inside a UTF-8 sequence, so a blank
   line shows in the bytes as two line ends in a row (``\\n\\n``, ``\\r\\r``,
   ``\\n\\r``), and the held bytes always start at the start of a line;
-* then the held bytes, through their last line end, are decoded in one call of
-  the UTF-8 codec and cut at blank lines (``str.split``); a block of
-  ``data:`` lines, every event of an LLM token stream and the body of a
-  multi-line event, becomes its event's data in one C-level ``replace``;
-  other lines follow the assembler's rules one by one;
+* then the held bytes, through their last line end, are cut at blank lines on
+  the bytes (``split(b"\\n\\n")``, or at CRLF CRLF when a CR is held), and only
+  values and lines are decoded: a block of one ``data:`` line, every event of
+  an LLM token stream, becomes an event with one decode; a run of ``data:``
+  lines, the body of a multi-line event, becomes one value with one
+  ``replace``; other lines follow the assembler's rules one by one;
+* a large chunk without a line end, a piece of a long line, is decoded as it
+  comes, so that a long line is held once, not as bytes and again as text;
 * a character takes at least one byte, so while the held bytes stay within both
   limits no line or event can pass its limit, and no check is needed; anything
-  else (the stream's first character, a chunk that could pass a limit, an
-  invalid byte, a non-bytes chunk, a spent parser, ``close()``) goes through
-  LayeredSSEParser's ``feed`` and ``close``, with what was held in front.
+  else (a first chunk too short to tell whether a BOM starts the stream, a chunk
+  that could pass a limit, an invalid byte, a non-bytes chunk, a spent parser,
+  ``close()``) goes through LayeredSSEParser's ``feed`` and ``close``, with what
+  was held in front.
 
 The one difference: in the ``strict`` profile an invalid byte raises DecodeError
 (the same error, with the same events in total) from the feed that brings the
@@ -38,13 +42,17 @@ from typing import Any
 from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, SSEError
 from .events import Event
 from .layered import LayeredSSEParser, Profile, as_chunk
+from .decoding import BOM
 from .lines import LINE_END
 
 #: The bytes that end a line (as ints: ``in`` on bytes compares ints).
 LINE_END_BYTES = (10, 13)
 
+BOM_BYTES = BOM.encode()
+
 #: A chunk over this size without a line end is a piece of a long line, decoded at once.
 SMALL = 256
+
 
 def _lines(text: str) -> list[str]:
     """``text`` cut at every line end (CR, LF, CRLF), like ``str.split`` cuts at a separator."""
@@ -58,9 +66,10 @@ class SSEParser(LayeredSSEParser):
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, exact and fast.
 
     It is a LayeredSSEParser (same constructor, properties, errors, refusal after an
-    error or ``close()``, and the same stage objects); ``feed`` holds the bytes
-    back until they may complete a blank line, then assembles them in a few
-    C-level calls. A chunk that could pass a limit, an invalid byte, a non-bytes
+    error or ``close()``); ``feed`` holds the bytes back until they may complete
+    a blank line, then assembles them in a few C-level calls. It has the same
+    stage objects too, but their state is current only where the layered feed
+    ran: what the fast path holds is bytes. A chunk that could pass a limit, an invalid byte, a non-bytes
     chunk, a spent parser and ``close()`` go through LayeredSSEParser's ``feed``
     and ``close``, with what was held in front.
 
@@ -169,7 +178,9 @@ class SSEParser(LayeredSSEParser):
             try:
                 for block in blocks:
                     if not in_block and 10 not in block and 13 not in block and block.startswith(b"data: "):
-                        del block[:6]  # one data line; in place: a huge value is not copied
+                        # One data line, and no field line since the last dispatch (any
+                        # would have opened a block): type "message", the ID committed.
+                        del block[:6]  # in place: a huge value is not copied
                         event = _new(Event)  # Event(...) without four object.__setattr__ calls
                         fields = event.__dict__
                         fields["type"] = "message"
@@ -297,11 +308,25 @@ class SSEParser(LayeredSSEParser):
     def _feed_layered(self, chunk: bytes) -> list[Event]:
         """LayeredSSEParser's feed, given what was held first; back to the fast path
         once the stream's first character is seen and no character is split."""
-        events = super().feed(self._held_and(as_chunk(chunk)))
-        splitter, decoder = self.splitter, self.decoder
+        chunk = self._held_and(as_chunk(chunk))
+        decoder = self.decoder
+        if decoder._at_start and not decoder.pending and self._spent_because is None:
+            if len(chunk) >= len(BOM_BYTES) or not BOM_BYTES.startswith(chunk):  # the first character is known
+                return self._start(chunk)
+        events = super().feed(chunk)
         if not decoder._at_start and not decoder.pending:
             self._hold_partial_line()
         return events
+
+    def _start(self, chunk: bytes) -> list[Event]:
+        """The stream's first chunk: drop a BOM that starts it, then the fast path."""
+        decoder = self.decoder
+        decoder._at_start = False
+        if chunk.startswith(BOM_BYTES):
+            chunk = chunk[len(BOM_BYTES) :]
+            decoder._consumed += len(BOM_BYTES)
+        self._room = self._most
+        return self.feed(chunk)
 
     def _hold_partial_line(self) -> None:
         """Take the line splitter's partial line back: a short one as bytes again

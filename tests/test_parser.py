@@ -69,11 +69,13 @@ def test_bytearray_and_memoryview_are_bytes() -> None:
     ]
 
 
-def test_error_carries_events_of_the_same_feed() -> None:
-    parser = SSEParser()
+@pytest.mark.parametrize("parser_class", [SSEParser, LayeredSSEParser])
+def test_error_carries_events_of_the_same_feed(parser_class: type[LayeredSSEParser]) -> None:
+    parser = parser_class()
     with pytest.raises(DecodeError) as caught:
-        parser.feed(b"data: a\n\ndata: b\n\n\xff")
+        parser.feed(b"data: a\n\ndata: b\n\ndata: \xff\n\n")
     assert caught.value.events == [Event("message", "a"), Event("message", "b")]
+    assert caught.value.offset == 24
 
 
 def test_error_at_close_carries_events_and_keeps_state() -> None:
