@@ -28,6 +28,7 @@ from parsers import OURS, Parse, Triple, char_loop, installed_peers, ours
 from sse_course import LayeredSSEParser, SSEParser
 
 REFERENCE = "LayeredSSEParser"
+TARGETED = "SSEParser"  # the parser issue 6 sets its targets for
 CHAR_LOOP = "char loop"
 #: Generous limits so the 8 MiB line is legal for our parsers.
 LIMITS = {"max_line_chars": 16 << 20, "max_event_chars": 16 << 20}
@@ -247,19 +248,21 @@ def print_growth(results: dict[str, list[float | None]], plan: Plan) -> dict[str
 
 
 def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: list[str], elapsed: float) -> None:
-    print("\nIssue 6 targets (they are SSEParser's; LayeredSSEParser, the lessons' parser, for comparison)")
+    print(f"\nIssue 6 targets, set for {TARGETED} ({', '.join(name for name in OURS if name != TARGETED)} beside it)")
     for name in OURS:
         ratios = [r for r in (cell.ratio(name, peers) for cell in cells) if r is not None]
         worst = max(ratios) if ratios else None
-        print(
-            f"  {name}: worst cell {fmt(worst)}x the fastest peer -> "
+        growth, peak = growth_ratios.get(name), peaks.get(name)
+        verdicts = (
             f"must (<= 1.00) {'met' if worst is not None and worst <= 1 else 'MISSED'}, "
-            f"goal (<= 0.50) {'met' if worst is not None and worst <= 0.5 else 'missed'}; "
-            f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}"
-        )
-        growth = growth_ratios.get(name)
-        print(f"  {name}: one-byte growth last/first {fmt(growth)} -> {'met' if growth and growth <= 10 else 'MISSED'} (<= 10)")
-        print(f"  {name}: peak memory {fmt(peaks.get(name))}x the line -> {'met' if peaks.get(name, 99) <= 2.5 else 'MISSED'} (<= 2.5)")
+            f"goal (<= 0.50) {'met' if worst is not None and worst <= 0.5 else 'missed'}",
+            f"{'met' if growth and growth <= 10 else 'MISSED'} (<= 10)",
+            f"{'met' if peak is not None and peak <= 2.5 else 'MISSED'} (<= 2.5)",
+        ) if name == TARGETED else ("not a target",) * 3
+        print(f"  {name}: worst cell {fmt(worst)}x the fastest peer -> {verdicts[0]}; "
+              f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}")
+        print(f"  {name}: one-byte growth last/first {fmt(growth)} -> {verdicts[1]}")
+        print(f"  {name}: peak memory {fmt(peak)}x the line -> {verdicts[2]}")
     print(f"  whole run: {elapsed:.0f} s wall time")
 
 
