@@ -17,8 +17,8 @@ observable depends on it:
   an LLM token stream, becomes an event with one decode; a run of ``data:``
   lines, the body of a multi-line event, becomes one value with one
   ``replace``; other lines follow the assembler's rules one by one;
-* a large chunk without a line end, a piece of a long line, is decoded as it
-  comes, so that a long line is held once, not as bytes and again as text;
+* held bytes past 64 KiB are a long line: they are decoded as a piece of it, so
+  that a long line is held once, not as bytes and again as text;
 * a character takes at least one byte, so while the held bytes stay within both
   limits no line or event can pass its limit, and no check is needed; anything
   else (a first chunk too short to tell whether a BOM starts the stream, a chunk
@@ -50,8 +50,8 @@ LINE_END_BYTES = (10, 13)
 
 BOM_BYTES = BOM.encode()
 
-#: A chunk over this size without a line end is a piece of a long line, decoded at once.
-SMALL = 256
+#: Held bytes past this size are a long line: they are decoded as a piece of it.
+PIECE_BYTES = 64 * 1024
 
 
 def _lines(text: str) -> list[str]:
@@ -110,17 +110,16 @@ class SSEParser(LayeredSSEParser):
             return self._feed_layered(chunk)
         self._room = room
         raw = self._raw
-        if 10 in chunk or 13 in chunk:  # ``in`` is fast for an int; for bytes, ``find`` is
-            if (
-                chunk.find(b"\n\n") >= 0
-                or (13 in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
-                or (chunk[0] in LINE_END_BYTES and self._blank_across(chunk[0]))
-            ):  # it may complete a blank line
-                raw += chunk
-                return self._cut()
-        elif len(chunk) > SMALL:
-            return self._feed_piece(chunk)
+        if (10 in chunk or 13 in chunk) and (  # ``in`` is fast for an int; for bytes, ``find`` is
+            chunk.find(b"\n\n") >= 0
+            or (13 in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
+            or (chunk[0] in LINE_END_BYTES and self._blank_across(chunk[0]))
+        ):  # it may complete a blank line
+            raw += chunk
+            return self._cut()
         raw += chunk  # bytearray: a long line fed one byte at a time stays linear
+        if len(raw) > PIECE_BYTES:
+            return self._piece()
         return []
 
     def _blank_across(self, first: int) -> bool:
@@ -131,22 +130,23 @@ class SSEParser(LayeredSSEParser):
             return not self._pieces and not (first == 10 and self.splitter.skip_lf)
         return raw[-1] == 10 or (raw[-1] == 13 and first == 13)
 
-    def _feed_piece(self, chunk: bytes) -> list[Event]:
-        """A large chunk without a line end: a piece of a long line, decoded now, so
-        that the line is decoded once and never held twice, as bytes and as text."""
+    def _piece(self) -> list[Event]:
+        """The held bytes passed PIECE_BYTES: a long line. Its complete lines are
+        assembled, and the rest is decoded now as a piece of the partial line, so
+        that a long line is never held twice, as bytes and as text."""
         raw, decoder = self._raw, self.decoder
         if 10 in raw or 13 in raw:  # complete lines first
             self._catch_up()
             if 10 in raw or 13 in raw:  # the line of an invalid byte
-                return self._feed_layered(chunk)
-        raw += chunk
+                return self._feed_layered(b"")
         try:
             text, used = utf_8_decode(raw, self._errors, False)
         except UnicodeDecodeError:
             return self._feed_layered(b"")
-        del raw[:used]  # keeps a character the chunk's end cut
+        del raw[:used]  # keeps a character the last chunk's end cut
         decoder._consumed += used
-        self._pieces.append(text)
+        if text:  # a piece is never empty: pieces held mean a partial line
+            self._pieces.append(text)
         return []
 
     def _cut(self) -> list[Event]:
@@ -333,7 +333,7 @@ class SSEParser(LayeredSSEParser):
         (valid text encodes back to the bytes it came from; in the ``browser``
         profile no offset is ever reported), a long one as pieces."""
         splitter, chars = self.splitter, self.splitter._partial_chars
-        if chars > SMALL:
+        if chars > PIECE_BYTES:
             self._pieces += splitter._fragments
         elif chars:
             held = "".join(splitter._fragments).encode()

@@ -13,11 +13,13 @@ import statistics
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sse_course.parser
 from sse_course import DecodeError, Event, LayeredSSEParser, LineTooLong, ParserClosed, SSEParser
 from sse_course.classroom import harness
 from sse_course.classroom.fixtures import Fixture, load_fixtures
@@ -164,7 +166,7 @@ def test_same_outcome_on_generated_streams(chunked: tuple[bytes, list[bytes]], p
 
 @st.composite
 def long_lines(draw: st.DrawFn) -> bytes:
-    """A stream with long lines: large chunks of one line are decoded as pieces."""
+    """A stream with long lines: the fast path decodes a long line in pieces."""
     lines = []
     for _ in range(draw(st.integers(1, 4))):
         name = draw(st.sampled_from([b"data: ", b"data:", b"id: ", b": ", b"event:", b""]))
@@ -182,14 +184,30 @@ def long_lines(draw: st.DrawFn) -> bytes:
     sizes=st.lists(st.integers(1, 1500), min_size=1, max_size=6),
     profile=st.sampled_from(PROFILES),
     limits=st.fixed_dictionaries({}, optional={"max_line_chars": st.integers(200, 3000)}),
+    piece_bytes=st.sampled_from([sse_course.parser.PIECE_BYTES, 16, 100]),
 )
-def test_same_outcome_with_long_lines_in_large_chunks(raw: bytes, sizes: list[int], profile: str, limits: dict) -> None:
+def test_same_outcome_with_long_lines(raw: bytes, sizes: list[int], profile: str, limits: dict, piece_bytes: int) -> None:
+    """Long lines in chunks of many sizes; a small PIECE_BYTES makes these lines
+    long enough to be decoded in pieces."""
     chunks, at = [], 0
     while at < len(raw):
         chunks.append(raw[at : at + sizes[len(chunks) % len(sizes)]])
         at += len(chunks[-1])
-    expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
+    with mock.patch.object(sse_course.parser, "PIECE_BYTES", piece_bytes):
+        expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
     assert got == expected
+
+
+@pytest.mark.parametrize("piece_bytes", [16, 100])
+def test_lines_after_a_long_line_in_pieces(piece_bytes: int) -> None:
+    """Found by hypothesis: the held bytes pass PIECE_BYTES just after a long
+    line ended, so that line is assembled, and nothing is left to hold as a piece;
+    the blank line that follows must still dispatch."""
+    raw = b"data: " + b"x" * 700 + b"\ndata: \n\ndata: \n\n"
+    with mock.patch.object(sse_course.parser, "PIECE_BYTES", piece_bytes):
+        for cuts in harness.partitions(raw, ("one_byte", "random"), ()):
+            expected, got = compared(LayeredSSEParser, SSEParser, harness.chunks_of(raw, cuts))
+            assert got == expected, cuts
 
 
 MIXED_LINE_ENDS = [
