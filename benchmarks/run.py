@@ -51,7 +51,7 @@ FULL = Plan(
     200_000,
     (50_000, 100_000, 200_000, 400_000),
     rounds=5,
-    growth_rounds=3,
+    growth_rounds=5,
     cap_seconds=8.0,
 )
 QUICK = Plan(
