@@ -17,8 +17,9 @@ observable depends on it:
   an LLM token stream, becomes an event with one decode; a run of ``data:``
   lines, the body of a multi-line event, becomes one value with one
   ``replace``; other lines follow the assembler's rules one by one;
-* held bytes past 64 KiB are a long line: they are decoded as a piece of it, so
-  that a long line is held once, not as bytes and again as text;
+* a long line (a large chunk without a line end, or held bytes past 64 KiB) is
+  decoded in pieces of about 64 KiB as it comes, so that it is held once, not as
+  bytes and again as text;
 * a character takes at least one byte, so while the held bytes stay within both
   limits no line or event can pass its limit, and no check is needed; anything
   else (a first chunk too short to tell whether a BOM starts the stream, a chunk
@@ -52,6 +53,9 @@ BOM_BYTES = BOM.encode()
 
 #: Held bytes past this size are a long line: they are decoded as a piece of it.
 PIECE_BYTES = 64 * 1024
+
+#: A chunk over this size without a line end is part of a long line.
+SMALL = 512
 
 
 def _lines(text: str) -> list[str]:
@@ -91,6 +95,9 @@ class SSEParser(LayeredSSEParser):
         self._most = min(max_line_chars, max_event_chars)  # the budget while no data is assembled
         self._pieces: list[str] = []  # a long line's start, decoded as its large chunks came
         self._raw = bytearray()  # then the held bytes: no blank line among them
+        self._parts: list[bytes] = []  # in a long line: its large chunks, not joined yet
+        self._parts_bytes = 0
+        self._long_room = 0  # in a long line, the budget (``_room`` is -1 there)
         self._room = -1  # bytes that may still be held; -1: the layered feed only, as for the first character
 
     @property
@@ -107,16 +114,19 @@ class SSEParser(LayeredSSEParser):
         """
         room = self._room - len(chunk) if chunk.__class__ is bytes else -1
         if room < 0:
-            return self._feed_layered(chunk)
+            return self._feed_long(chunk) if self._parts else self._feed_layered(chunk)
         self._room = room
         raw = self._raw
-        if (10 in chunk or 13 in chunk) and (  # ``in`` is fast for an int; for bytes, ``find`` is
-            chunk.find(b"\n\n") >= 0
-            or (13 in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
-            or (chunk[0] in LINE_END_BYTES and self._blank_across(chunk[0]))
-        ):  # it may complete a blank line
-            raw += chunk
-            return self._cut()
+        if 10 in chunk or 13 in chunk:  # ``in`` is fast for an int; for bytes, ``find`` is
+            if (
+                chunk.find(b"\n\n") >= 0
+                or (13 in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
+                or (chunk[0] in LINE_END_BYTES and self._blank_across(chunk[0]))
+            ):  # it may complete a blank line
+                raw += chunk
+                return self._cut()
+        elif len(chunk) > SMALL:  # a large chunk without a line end: a long line
+            return self._start_long(chunk)
         raw += chunk  # bytearray: a long line fed one byte at a time stays linear
         if len(raw) > PIECE_BYTES:
             return self._piece()
@@ -129,6 +139,52 @@ class SSEParser(LayeredSSEParser):
         if not raw:
             return not self._pieces and not (first == 10 and self.splitter.skip_lf)
         return raw[-1] == 10 or (raw[-1] == 13 and first == 13)
+
+    def _start_long(self, chunk: bytes) -> list[Event]:
+        """A large chunk without a line end: hold it, and the large chunks of the same
+        line after it, in a list, joined and decoded every PIECE_BYTES. Growing a
+        bytearray from empty on every piece reallocates it again and again, which
+        costs three times as much once the heap is fragmented."""
+        raw = self._raw
+        if 10 in raw or 13 in raw:  # complete lines first
+            self._catch_up()
+            if 10 in raw or 13 in raw:  # the line of an invalid byte
+                return self._feed_layered(chunk)
+        self._parts = [bytes(raw), chunk] if raw else [chunk]
+        self._parts_bytes = len(raw) + len(chunk)
+        raw.clear()
+        self._long_room, self._room = self._room, -1  # every feed now goes to _feed_long
+        return self._feed_long(b"")
+
+    def _feed_long(self, chunk: bytes) -> list[Event]:
+        """The next chunk of a long line; a chunk with a line end, or one that could
+        pass a limit, ends the long line's mode and goes the usual way."""
+        room = self._long_room - len(chunk) if chunk.__class__ is bytes else -1
+        if room < 0 or 10 in chunk or 13 in chunk:
+            return self._end_long() or self.feed(chunk)
+        self._long_room = room
+        if chunk:
+            self._parts.append(chunk)
+            self._parts_bytes += len(chunk)
+        if self._parts_bytes <= PIECE_BYTES:
+            return []
+        held = b"".join(self._parts)
+        try:
+            text, used = utf_8_decode(held, self._errors, False)
+        except UnicodeDecodeError:
+            return self._end_long() or self._feed_layered(b"")
+        self.decoder._consumed += used
+        self._pieces.append(text)  # not empty: more than PIECE_BYTES bytes were decoded
+        self._parts = [held[used:]]  # a character the chunk's end cut, or b""
+        self._parts_bytes = len(held) - used
+        return []
+
+    def _end_long(self) -> list[Event]:
+        """Leave the long line's mode: its parts become held bytes again. Returns []."""
+        self._raw += b"".join(self._parts)
+        self._parts, self._parts_bytes = [], 0
+        self._room = self._long_room
+        return []
 
     def _piece(self) -> list[Event]:
         """The held bytes passed PIECE_BYTES: a long line. Its complete lines are
@@ -299,6 +355,8 @@ class SSEParser(LayeredSSEParser):
             raw[:end].decode("utf-8", self._errors)
         except UnicodeDecodeError as err:
             end = max(raw.rfind(b"\n", 0, err.start), raw.rfind(b"\r", 0, err.start)) + 1
+            if not end:  # the first line held has the invalid byte
+                return
         rest = raw[end:]
         del raw[end:]
         self._cut()
@@ -352,15 +410,18 @@ class SSEParser(LayeredSSEParser):
             splitter._fragments += pieces
             splitter._partial_chars = sum(map(len, pieces))
             pieces.clear()
+        if self._parts:
+            self._end_long()
         if self._raw:
             chunk = bytes(self._raw) + chunk
             self._raw.clear()
+        self._room = -1
         return chunk
 
     def close(self) -> list[Event]:
         """End of stream: what was held goes to the layered feed first."""
         events = []
-        if (self._raw or self._pieces) and self._spent_because is None:
+        if (self._raw or self._pieces or self._parts) and self._spent_because is None:
             events = super().feed(self._held_and(b""))
         self._room = -1
         return events + super().close()

@@ -198,14 +198,19 @@ def test_same_outcome_with_long_lines(raw: bytes, sizes: list[int], profile: str
     assert got == expected
 
 
+#: Streams on which hypothesis once found the fast path wrong, with small PIECE_BYTES.
+LONG_LINE_REGRESSIONS = [
+    b"data: " + b"x" * 700 + b"\ndata: \n\ndata: \n\n",  # an empty piece hid the next blank line
+    b"data: \n\rdata: \xff" + "€".encode() * 3 + b"\n",  # catching up, the first line held had an invalid byte
+    b"data: \ndata: " + "é".encode() * 250 + b"\ndata: tail",  # a large chunk with a line end is not a long line
+]
+
+
 @pytest.mark.parametrize("piece_bytes", [16, 100])
-def test_lines_after_a_long_line_in_pieces(piece_bytes: int) -> None:
-    """Found by hypothesis: the held bytes pass PIECE_BYTES just after a long
-    line ended, so that line is assembled, and nothing is left to hold as a piece;
-    the blank line that follows must still dispatch."""
-    raw = b"data: " + b"x" * 700 + b"\ndata: \n\ndata: \n\n"
+@pytest.mark.parametrize("raw", LONG_LINE_REGRESSIONS)
+def test_long_line_regressions(raw: bytes, piece_bytes: int) -> None:
     with mock.patch.object(sse_course.parser, "PIECE_BYTES", piece_bytes):
-        for cuts in harness.partitions(raw, ("one_byte", "random"), ()):
+        for cuts in [*harness.partitions(raw, ("one_byte", "random"), ()), tuple(range(513, len(raw), 513))]:
             expected, got = compared(LayeredSSEParser, SSEParser, harness.chunks_of(raw, cuts))
             assert got == expected, cuts
 
