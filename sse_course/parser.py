@@ -73,9 +73,9 @@ class SSEParser(LayeredSSEParser):
     error or ``close()``); ``feed`` holds the bytes back until they may complete
     a blank line, then assembles them in a few C-level calls. It has the same
     stage objects too, but their state is current only where the layered feed
-    ran: what the fast path holds is bytes. A chunk that could pass a limit, an invalid byte, a non-bytes
-    chunk, a spent parser and ``close()`` go through LayeredSSEParser's ``feed``
-    and ``close``, with what was held in front.
+    ran: what the fast path holds is bytes. A chunk that could pass a limit, an
+    invalid byte, a non-bytes chunk, a spent parser and ``close()`` go through
+    LayeredSSEParser's ``feed`` and ``close``, with what was held in front.
 
     One difference, pinned down by tests/test_fastpath.py: in the ``strict``
     profile an invalid byte raises DecodeError (the same error, with the same
@@ -146,10 +146,8 @@ class SSEParser(LayeredSSEParser):
         bytearray from empty on every piece reallocates it again and again, which
         costs three times as much once the heap is fragmented."""
         raw = self._raw
-        if 10 in raw or 13 in raw:  # complete lines first
-            self._catch_up()
-            if 10 in raw or 13 in raw:  # the line of an invalid byte
-                return self._feed_layered(chunk)
+        if not self._partial_line_only():
+            return self._feed_layered(chunk)
         self._parts = [bytes(raw), chunk] if raw else [chunk]
         self._parts_bytes = len(raw) + len(chunk)
         raw.clear()
@@ -161,40 +159,46 @@ class SSEParser(LayeredSSEParser):
         pass a limit, ends the long line's mode and goes the usual way."""
         room = self._long_room - len(chunk) if chunk.__class__ is bytes else -1
         if room < 0 or 10 in chunk or 13 in chunk:
-            return self._end_long() or self.feed(chunk)
+            self._end_long()
+            return self.feed(chunk)
         self._long_room = room
-        if chunk:
-            self._parts.append(chunk)
-            self._parts_bytes += len(chunk)
+        self._parts.append(chunk)
+        self._parts_bytes += len(chunk)
         if self._parts_bytes <= PIECE_BYTES:
             return []
         held = b"".join(self._parts)
         try:
             text, used = utf_8_decode(held, self._errors, False)
         except UnicodeDecodeError:
-            return self._end_long() or self._feed_layered(b"")
+            self._end_long()
+            return self._feed_layered(b"")
         self.decoder._consumed += used
         self._pieces.append(text)  # not empty: more than PIECE_BYTES bytes were decoded
         self._parts = [held[used:]]  # a character the chunk's end cut, or b""
         self._parts_bytes = len(held) - used
         return []
 
-    def _end_long(self) -> list[Event]:
-        """Leave the long line's mode: its parts become held bytes again. Returns []."""
+    def _end_long(self) -> None:
+        """Leave the long line's mode: its parts become held bytes again."""
         self._raw += b"".join(self._parts)
         self._parts, self._parts_bytes = [], 0
         self._room = self._long_room
-        return []
+
+    def _partial_line_only(self) -> bool:
+        """Assemble the complete lines held, so that only the partial line is left;
+        False if the line of an invalid byte is left too (the layered feed's turn)."""
+        raw = self._raw
+        if 10 in raw or 13 in raw:
+            self._catch_up()
+        return 10 not in raw and 13 not in raw
 
     def _piece(self) -> list[Event]:
         """The held bytes passed PIECE_BYTES: a long line. Its complete lines are
         assembled, and the rest is decoded now as a piece of the partial line, so
         that a long line is never held twice, as bytes and as text."""
         raw, decoder = self._raw, self.decoder
-        if 10 in raw or 13 in raw:  # complete lines first
-            self._catch_up()
-            if 10 in raw or 13 in raw:  # the line of an invalid byte
-                return self._feed_layered(b"")
+        if not self._partial_line_only():
+            return self._feed_layered(b"")
         try:
             text, used = utf_8_decode(raw, self._errors, False)
         except UnicodeDecodeError:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import sse_course.parser
 from sse_course import DecodeError, Event, LayeredSSEParser, LineTooLong, ParserClosed, SSEParser
 from sse_course.classroom import harness
+from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
 
 PROFILES = ("strict", "browser")
@@ -31,17 +32,10 @@ Factory = Callable[[], LayeredSSEParser]
 
 
 def feed_by_feed(factory: Factory, chunks: list[bytes]) -> tuple:
-    """What each feed and close() returned, then the error with the events it
-    carries: the same events must come from the same feed, not only in total."""
-    returned: list[tuple] = []
-    try:
-        parser = factory()
-        for chunk in chunks:
-            returned.append(tuple(parser.feed(chunk)))
-        returned.append(tuple(parser.close()))
-    except Exception as err:  # the comparison is the test
-        return tuple(returned), (type(err).__name__, str(err), tuple(getattr(err, "events", ())))
-    return tuple(returned), None
+    """What each feed and close() returned (up to an error), then the whole outcome,
+    error and carried events included: the same events must come from the same
+    feed, not only in total."""
+    return per_read(factory, chunks), harness.run(factory, chunks)
 
 
 def first_difference(
@@ -63,10 +57,10 @@ def first_difference(
 
 def compared(reference: Factory, candidate: Factory, chunks: list[bytes]) -> tuple[object, object]:
     """Both outcomes, feed by feed, or in total if the reference raises DecodeError."""
-    expected, got = feed_by_feed(reference, chunks), feed_by_feed(candidate, chunks)
-    if expected[1] is not None and expected[1][0] == "DecodeError":
-        return harness.run(reference, chunks), harness.run(candidate, chunks)
-    return expected, got
+    (expected_reads, expected), (got_reads, got) = feed_by_feed(reference, chunks), feed_by_feed(candidate, chunks)
+    if expected.error is not None and expected.error[0] == "DecodeError":
+        return expected, got
+    return (expected_reads, expected), (got_reads, got)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
