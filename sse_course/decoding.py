@@ -26,6 +26,7 @@ class Utf8Decoder:
     def __init__(self, errors: str = "strict") -> None:
         if errors not in ("strict", "replace"):
             raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
+        self.errors = errors
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
         self._consumed = 0  # bytes fed so far, pending ones included
         self._at_start = True  # no character has been produced yet
@@ -35,6 +36,16 @@ class Utf8Decoder:
         """The bytes of an unfinished character, waiting for the next chunk."""
         return self._decoder.getstate()[0]
 
+    @property
+    def at_start(self) -> bool:
+        """True until the stream's first character is known (a BOM may still come)."""
+        return self._at_start
+
+    @property
+    def offset(self) -> int:
+        """The stream offset of the next byte to decode (pending bytes not counted)."""
+        return self._consumed - len(self.pending)
+
     def feed(self, chunk: bytes) -> str:
         """Return the text of every character this chunk completes."""
         return self._decode(chunk, final=False)
@@ -43,8 +54,15 @@ class Utf8Decoder:
         """End of stream: unfinished bytes are an error (or U+FFFD)."""
         return self._decode(b"", final=True)
 
+    def advance(self, nbytes: int) -> None:
+        """Account for ``nbytes`` whole characters decoded elsewhere, after the
+        stream's first character, so that a later error's offset stays exact."""
+        if self._at_start or self.pending:
+            raise ValueError("advance() needs the first character seen and no character pending")
+        self._consumed += nbytes
+
     def _decode(self, chunk: bytes, final: bool) -> str:
-        start = self._consumed - len(self.pending)
+        start = self.offset
         try:
             text = self._decoder.decode(chunk, final)
         except UnicodeDecodeError as err:

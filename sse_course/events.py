@@ -16,6 +16,11 @@ from .errors import DEFAULT_MAX_EVENT_CHARS, EventTooLarge, IncompleteStream, ch
 
 ASCII_DIGITS = frozenset("0123456789")
 
+#: The largest reconnection time kept: an unsigned 64-bit count of milliseconds.
+#: The standard sets no bound; a ``retry`` of more digits than this is ignored,
+#: like any other value the stream cannot use, so no value can raise.
+MAX_RETRY_MS = (1 << 64) - 1
+
 
 @dataclass(frozen=True)
 class Event:
@@ -31,6 +36,22 @@ class Event:
     data: str
     last_event_id: str = ""
     retry: int | None = None
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A comment line (``: keep-alive``), reported only when asked for:
+    ``text`` is what follows the colon, one leading space dropped."""
+
+    text: str
+
+
+def make_event(type: str, data: str, last_event_id: str, retry: int | None) -> Event:
+    """``Event(type, data, last_event_id, retry)`` at a fraction of the cost:
+    a parser builds one per event, and the frozen ``__init__`` dominates a small event."""
+    event = object.__new__(Event)
+    event.__dict__.update(type=type, data=data, last_event_id=last_event_id, retry=retry)
+    return event
 
 
 def split_field(line: str) -> tuple[str, str]:
@@ -49,11 +70,23 @@ def parse_retry(value: str) -> int | None:
     """The reconnection time if ``value`` is ASCII digits only, else None.
 
     ``int()`` and ``str.isdigit()`` also accept '+5', ' 5', '1_000', and
-    Arabic-Indic or superscript digits; the standard does not.
+    Arabic-Indic or superscript digits; the standard does not. A value over
+    :data:`MAX_RETRY_MS` is ignored (``int()`` of thousands of digits raises).
     """
-    if value and ASCII_DIGITS.issuperset(value):
-        return int(value)
-    return None
+    if not value or not ASCII_DIGITS.issuperset(value):
+        return None
+    digits = value.lstrip("0")
+    if len(digits) > len(str(MAX_RETRY_MS)):
+        return None
+    retry = int(digits or "0")
+    return retry if retry <= MAX_RETRY_MS else None
+
+
+def check_event_id(value: str) -> str:
+    """Refuse a starting last event ID that no stream could have set."""
+    if not isinstance(value, str) or any(c in value for c in "\x00\r\n"):
+        raise ValueError(f"last_event_id must be a str without NUL, CR or LF, got {value!r}")
+    return value
 
 
 class EventAssembler:
@@ -61,23 +94,37 @@ class EventAssembler:
 
     State that lives across events: ``last_event_id`` (what a reconnecting
     client would send) and ``retry``. State reset by each blank line: the data
-    lines, the event type, and whether a block is open.
+    lines, the event type, and whether a block is open. With ``comments=True``
+    a comment line gives a :class:`Comment` among the events.
     """
 
-    def __init__(self, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS, strict: bool = True) -> None:
+    def __init__(
+        self,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        strict: bool = True,
+        *,
+        last_event_id: str = "",
+        comments: bool = False,
+    ) -> None:
         self.max_event_chars = check_limit("max_event_chars", max_event_chars)
         self.strict = strict
+        self.comments = comments
         self.data_lines: list[str] = []
         self.event_type = ""
-        self.id_buffer = ""  # set by 'id'; becomes last_event_id at dispatch
-        self.last_event_id = ""
+        self.id_buffer = check_event_id(last_event_id)  # set by 'id'; becomes last_event_id at dispatch
+        self.last_event_id = self.id_buffer
         self.retry: int | None = None
         self.in_block = False  # a field line came since the last blank line
         self._data_chars = 0
 
-    def feed(self, lines: list[str]) -> list[Event]:
-        """Return the events these lines dispatch."""
-        events: list[Event] = []
+    @property
+    def room(self) -> int:
+        """How many more characters of data this event may take before it is too large."""
+        return self.max_event_chars - self._data_chars
+
+    def feed(self, lines: list[str]) -> list[Event | Comment]:
+        """Return the events (and comments, if asked for) these lines give."""
+        events: list[Event | Comment] = []
         for line in lines:
             try:
                 event = self.feed_line(line)
@@ -88,16 +135,16 @@ class EventAssembler:
                 events.append(event)
         return events
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         """Process one line; return the event it dispatches, if any."""
         if not line:
-            return self._dispatch()
+            return self.dispatch()
         if line.startswith(":"):
-            return None
+            return Comment(line[2:] if line.startswith(" ", 1) else line[1:]) if self.comments else None
         self.in_block = True
         name, value = split_field(line)
         if name == "data":
-            self._add_data(value)
+            self.add_data(value)
         elif name == "event":
             self.event_type = value
         elif name == "id":
@@ -116,20 +163,23 @@ class EventAssembler:
         self._reset_block()
         return []
 
-    def _add_data(self, value: str) -> None:
+    def add_data(self, value: str) -> None:
+        """Append a data line's value (or, joined by LF, several lines' values),
+        refusing to pass the event's limit."""
         size = self._data_chars + len(value) + (1 if self.data_lines else 0)
         if size > self.max_event_chars:
             raise EventTooLarge(self.max_event_chars)
         self.data_lines.append(value)
         self._data_chars = size
+        self.in_block = True
 
-    def _dispatch(self) -> Event | None:
-        """The standard's dispatch: commit the id; no data means no event."""
+    def dispatch(self) -> Event | None:
+        """The standard's dispatch (a blank line): commit the id; no data means no event."""
         self.last_event_id = self.id_buffer
         event = None
         if self.data_lines:
-            data = "\n".join(self.data_lines)
-            event = Event(self.event_type or "message", data, self.last_event_id, self.retry)
+            data = self.data_lines[0] if len(self.data_lines) == 1 else "\n".join(self.data_lines)
+            event = make_event(self.event_type or "message", data, self.last_event_id, self.retry)
         self._reset_block()
         return event
 

@@ -36,6 +36,13 @@ PROFILES: tuple[str, ...] = ("strict", "browser")
 SLICE_BYTES = 64 * 1024
 
 
+def check_profile(profile: str) -> str:
+    """Refuse an unknown profile, naming the known ones."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+    return profile
+
+
 def as_chunk(chunk: Any) -> bytes:
     """Accept bytes-like chunks; refuse text and anything else by type name."""
     if isinstance(chunk, bytes):
@@ -55,14 +62,24 @@ class LayeredSSEParser:
         *,
         max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool = False,
+        decoder: Any = None,
+        splitter: Any = None,
+        assembler: Any = None,
     ) -> None:
-        if profile not in PROFILES:
-            raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
-        strict = profile == "strict"
+        """``last_event_id``: the ID the stream starts with (a resumed stream's);
+        ``comments``: report comment lines as :class:`~sse_course.events.Comment`;
+        ``decoder``, ``splitter``, ``assembler``: stage objects to use instead of
+        the package's (profile, limits and the two options above then apply
+        only to the stages built here)."""
+        strict = check_profile(profile) == "strict"
         self.profile = profile
-        self.decoder = Utf8Decoder("strict" if strict else "replace")
-        self.splitter = LineSplitter(max_line_chars, strict)
-        self.assembler = EventAssembler(max_event_chars, strict)
+        self.decoder = decoder or Utf8Decoder("strict" if strict else "replace")
+        self.splitter = splitter or LineSplitter(max_line_chars, strict)
+        self.assembler = assembler or EventAssembler(
+            max_event_chars, strict, last_event_id=last_event_id, comments=comments
+        )
         self._stages = (self.decoder, self.splitter, self.assembler)
         self._spent_because: str | None = None
 
@@ -77,7 +94,8 @@ class LayeredSSEParser:
         return self.assembler.retry
 
     def feed(self, chunk: bytes) -> list[Event]:
-        """Return the events this chunk completes (possibly none)."""
+        """Return the events this chunk completes (possibly none), and its comments
+        if asked for."""
         chunk = as_chunk(chunk)
         self._refuse_if_spent()
         events: list[Event] = []

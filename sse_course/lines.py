@@ -35,6 +35,11 @@ class LineSplitter:
         """The unfinished line so far (joined on demand, for display)."""
         return "".join(self._fragments)
 
+    @property
+    def room(self) -> int:
+        """How many more characters the partial line may take before it is too long."""
+        return self.max_line_chars - self._partial_chars
+
     def feed(self, text: str) -> list[str]:
         """Return the lines this text completes, without their line ends."""
         if not text:
@@ -60,6 +65,26 @@ class LineSplitter:
             )
         self._fragments.clear()
         return []
+
+    # A parser that finds line ends elsewhere (on the bytes) hands work over here.
+
+    def extend(self, text: str) -> None:
+        """Add text that holds no line end to the partial line, within the limit."""
+        if text:
+            self._extend(text, 0, len(text), [])
+            self.skip_lf = False
+
+    def take_partial(self) -> str:
+        """Take the partial line out (its line end was found elsewhere)."""
+        line = "".join(self._fragments)
+        self._fragments.clear()
+        self._partial_chars = 0
+        return line
+
+    def lines_cut(self, cr: bool) -> None:
+        """Lines were cut elsewhere, through a line end that was a CR (``cr``) or not:
+        after a CR, an LF that starts the next text belongs to it."""
+        self.skip_lf = cr
 
     def _extend(self, text: str, start: int, end: int, lines: list[str]) -> None:
         """Add text[start:end] to the partial line, refusing to pass the limit."""

@@ -89,8 +89,16 @@ class SSEParser(LayeredSSEParser):
         *,
         max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool = False,
     ) -> None:
-        super().__init__(profile, max_line_chars=max_line_chars, max_event_chars=max_event_chars)
+        super().__init__(
+            profile,
+            max_line_chars=max_line_chars,
+            max_event_chars=max_event_chars,
+            last_event_id=last_event_id,
+            comments=comments,
+        )
         self._errors = "strict" if self.profile == "strict" else "replace"
         self._most = min(max_line_chars, max_event_chars)  # the budget while no data is assembled
         self._pieces: list[str] = []  # a long line's start, decoded as its large chunks came
@@ -337,7 +345,9 @@ class SSEParser(LayeredSSEParser):
                 in_block = True
             else:
                 assembler.data_lines, assembler._data_chars, assembler.in_block = data_lines, size, in_block
-                assembler.feed_line(line)  # never dispatches: the line is not blank
+                comment = assembler.feed_line(line)  # never dispatches: the line is not blank
+                if comment is not None:
+                    events.append(comment)
                 size, in_block = assembler._data_chars, assembler.in_block
         assembler.data_lines, assembler._data_chars, assembler.in_block = data_lines, size, in_block
         return events

@@ -171,9 +171,7 @@ def test_layer_error_without_completed_output_loses_nothing_else() -> None:
         def close(self) -> list[str]:
             return []
 
-    parser = LayeredSSEParser()
-    parser.feed(b"data: a\n\n")
-    parser._stages = (parser.decoder, Refusing(), parser.assembler)
+    parser = LayeredSSEParser(splitter=Refusing())
     with pytest.raises(IncompleteStream) as caught:
         parser.feed(b"x")
     assert caught.value.events == []

@@ -27,11 +27,8 @@ class RebuildingSplitter(LineSplitter):
 
 
 def parser(quadratic: bool = False) -> LayeredSSEParser:
-    parser = LayeredSSEParser(max_line_chars=16 << 20, max_event_chars=16 << 20)
-    if quadratic:
-        parser.splitter = RebuildingSplitter(parser.splitter.max_line_chars)
-        parser._stages = (parser.decoder, parser.splitter, parser.assembler)
-    return parser
+    splitter = RebuildingSplitter(16 << 20) if quadratic else None
+    return LayeredSSEParser(max_line_chars=16 << 20, max_event_chars=16 << 20, splitter=splitter)
 
 
 def one_byte_feed_seconds(chars: int) -> float:

@@ -31,10 +31,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..decoding import BOM, Utf8Decoder
-from ..errors import DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
+from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
 from ..events import Event, EventAssembler, split_field
 from ..lines import LineSplitter
-from ..layered import LayeredSSEParser, as_chunk
+from ..layered import LayeredSSEParser, as_chunk, check_profile
 from ..payloads import JSONPayloads
 
 PROFILES = frozenset({"strict", "browser"})
@@ -53,12 +53,7 @@ def compose(
     The checks use this to run a learner's layer inside the real parser, so
     the learner's decoder meets every fixture under every split.
     """
-    parser = LayeredParser(profile, **(options or {}))
-    parser.decoder = parser.decoder if decoder is None else decoder
-    parser.splitter = parser.splitter if splitter is None else splitter
-    parser.assembler = parser.assembler if assembler is None else assembler
-    parser._stages = (parser.decoder, parser.splitter, parser.assembler)
-    return parser
+    return LayeredParser(profile, **(options or {}), decoder=decoder, splitter=splitter, assembler=assembler)
 
 
 class LayeredParser(LayeredSSEParser):
@@ -87,12 +82,13 @@ class BuggyParser(LayeredParser):
     wrong_in: frozenset[str] = PROFILES
 
     def __init__(self, profile: str = "strict", **limits: int) -> None:
-        super().__init__(profile, **limits)  # type: ignore[arg-type]
-        strict = profile == "strict"
-        self.decoder = self.Decoder("strict" if strict else "replace")
-        self.splitter = self.Splitter(self.splitter.max_line_chars, strict)
-        self.assembler = self.Assembler(self.assembler.max_event_chars, strict)
-        self._stages = (self.decoder, self.splitter, self.assembler)
+        strict = check_profile(profile) == "strict"
+        super().__init__(  # type: ignore[arg-type]
+            profile,
+            decoder=self.Decoder("strict" if strict else "replace"),
+            splitter=self.Splitter(limits.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), strict),
+            assembler=self.Assembler(limits.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), strict),
+        )
 
 
 # --- bytes -> text ----------------------------------------------------------
@@ -270,18 +266,18 @@ class DispatchWithoutData(EventAssembler):
     """Dispatches every block that had a field, data or not: ``event: ping``
     then a blank line becomes an event with empty data."""
 
-    def _dispatch(self) -> Event | None:
+    def dispatch(self) -> Event | None:
         if self.in_block and not self.data_lines:
             self.data_lines = [""]
-        return super()._dispatch()
+        return super().dispatch()
 
 
 class TrailingLfKept(EventAssembler):
     """``data += value + "\\n"`` and the final LF never removed: every event's
     data ends with a newline."""
 
-    def _dispatch(self) -> Event | None:
-        event = super()._dispatch()
+    def dispatch(self) -> Event | None:
+        event = super().dispatch()
         return event and replace(event, data=event.data + "\n")
 
 
@@ -292,7 +288,7 @@ class DispatchAtEof(EventAssembler):
     def close(self) -> list[Event]:
         if self.strict or not self.data_lines:
             return super().close()
-        event = self._dispatch()
+        event = self.dispatch()
         return [event] if event else []
 
 
@@ -329,8 +325,8 @@ class IdResetPerEvent(EventAssembler):
     """The ID is treated as per-event: after dispatch it is cleared, so an event
     without an ``id`` field reports "" instead of the stream's last event ID."""
 
-    def _dispatch(self) -> Event | None:
-        event = super()._dispatch()
+    def dispatch(self) -> Event | None:
+        event = super().dispatch()
         self.id_buffer = ""
         return event
 
