@@ -173,6 +173,12 @@ class EventAssembler:
         self._data_chars = size
         self.in_block = True
 
+    def dispatch_data(self, value: str) -> Event:
+        """A block's data, then its blank line, in one call: what a parser that
+        cuts blocks on the bytes hands over (the other fields went through ``feed_line``)."""
+        self.add_data(value)
+        return self.dispatch()  # type: ignore[return-value]  # data was just added
+
     def dispatch(self) -> Event | None:
         """The standard's dispatch (a blank line): commit the id; no data means no event."""
         self.last_event_id = self.id_buffer

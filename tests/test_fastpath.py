@@ -24,6 +24,7 @@ from sse_course import DecodeError, Event, LayeredSSEParser, LineTooLong, Parser
 from sse_course.classroom import harness
 from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
+from sse_course.parser import HeldBytes
 
 PROFILES = ("strict", "browser")
 FIXTURES = load_fixtures()
@@ -416,7 +417,7 @@ class RebuildsHeldBytes(SSEParser):
     """The quadratic mistake: the held bytes are copied on every chunk without a line end."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._raw = bytearray(self._raw)
+        self._held = HeldBytes(self._held)
         return super().feed(chunk)
 
 
