@@ -55,10 +55,11 @@ class Utf8Decoder:
         return self._decode(b"", final=True)
 
     def advance(self, nbytes: int) -> None:
-        """Account for ``nbytes`` whole characters decoded elsewhere, after the
-        stream's first character, so that a later error's offset stays exact."""
-        if self._at_start or self.pending:
-            raise ValueError("advance() needs the first character seen and no character pending")
+        """Account for ``nbytes`` of whole characters decoded elsewhere, after the
+        stream's first character and with no character pending, so that a later
+        error's offset stays exact."""
+        if self._at_start:
+            raise ValueError("advance() needs the stream's first character seen (a BOM is this decoder's to drop)")
         self._consumed += nbytes
 
     def _decode(self, chunk: bytes, final: bool) -> str:

@@ -51,6 +51,8 @@ from .lines import LINE_END
 #: The bytes that end a line (as ints: ``in`` on bytes compares ints).
 LF, CR = 10, 13
 BOM_BYTES = BOM.encode()
+LF_END, CRLF_END = b"\n", b"\r\n"
+LF_BLANK, CRLF_BLANK = (LF_END, LF_END * 2), (CRLF_END, CRLF_END * 2)  # a line end, and a blank line after it
 
 #: Held bytes past this size without a line end are a long line: decoded as they come.
 PIECE_BYTES = 64 * 1024
@@ -120,6 +122,10 @@ class SSEParser:
         self._held = HeldBytes()
         self._life = Lifecycle()
         self._room = -1  # bytes that may be held; -1 while only the layered parser may go on
+        self._continued = False  # the line splitter holds a partial line, which the held bytes continue
+        self._max_line_chars = max_line_chars
+        self._at_rest = min(max_line_chars, max_event_chars, PIECE_BYTES)  # the room with no partial line and no data
+        self._handed = 0  # bytes handed over since the decoder was last told (before the layers decode)
 
     @property
     def profile(self) -> str:
@@ -144,7 +150,7 @@ class SSEParser:
         """
         held = self._held
         if chunk.__class__ is not bytes or len(held) + len(chunk) > self._room:
-            return self._feed_layered(chunk)
+            return self._feed_other(chunk)
         if LF in chunk or CR in chunk:  # ``in`` is fast for an int; for bytes, ``find`` is
             if (
                 chunk.find(b"\n\n") >= 0
@@ -156,8 +162,6 @@ class SSEParser:
             held += chunk
             return self._cut() if self._comments else []  # a comment is reported when its line ends
         held += chunk  # bytearray: a long line fed one byte at a time stays linear
-        if len(held) > PIECE_BYTES:
-            self._piece()
         return []
 
     def close(self) -> list[Event | Comment]:
@@ -166,6 +170,7 @@ class SSEParser:
         self._life.spent_because = "close() was called"
         self._room = -1
         events = []
+        self._account()
         try:
             if self._held:
                 events = self._layers.feed(self._take_held())
@@ -178,8 +183,8 @@ class SSEParser:
         with what came before it."""
         if self._held:
             return self._held.blank_across(first)
-        splitter = self._splitter  # nothing held: the stages stopped at a line end, or inside a line
-        return splitter.room == splitter.max_line_chars and not (first == LF and splitter.skip_lf)
+        # nothing held: the stages stopped at a line end, or inside a line
+        return not self._continued and not (first == LF and self._splitter.skip_lf)
 
     def _cut(self) -> list[Event | Comment]:
         """Hand the held lines, through the last line end, to the stages and return
@@ -193,22 +198,21 @@ class SSEParser:
         if splitter.skip_lf and held[0] == LF:  # the LF of a CRLF whose CR was handed over
             del held[:1]
             skipped = 1
-        crlf = CR in held
-        blank = b"\r\n\r\n" if crlf else b"\n\n"
+        line_end, blank = CRLF_BLANK if CR in held else LF_BLANK
         blocks = held.split(blank)  # each a block of lines, then a blank line
         tail = blocks.pop()  # complete lines after the last blank line, then the partial line
-        whole = lines_end(tail) if crlf else tail.rfind(b"\n") + 1
-        continued = splitter.room < splitter.max_line_chars  # the first line held continues a partial one
+        whole = lines_end(tail) if CR in line_end else tail.rfind(b"\n") + 1
+        continued = self._continued  # the first line held continues a partial one
         events: list[Event | Comment] = []
         done = 0  # bytes handed over
         try:
             for block in blocks:
                 size = len(block) + len(blank)
                 if not continued and block.startswith(b"data: ") and LF not in block and CR not in block:
-                    del block[:6]  # in place: a huge value is not copied
+                    del block[:6]  # one data line; in place: a huge value is not copied
                     events.append(assembler.dispatch_data(block.decode("utf-8", errors)))
                 else:
-                    events += assembler.feed(self._block_lines(block, continued) + [""])
+                    self._block(block, line_end, continued, events)
                     continued = False
                 done += size
             if whole:
@@ -220,11 +224,39 @@ class SSEParser:
         except UnicodeDecodeError:  # in a block not handed over yet: the layered parser takes it from there
             return self._layered_after(events, skipped, done)
         except SSEError as err:
-            self._life.fail(err, events)
-        splitter.lines_cut(done > 0 and held[done - 1] == CR)
-        self._hand_over(skipped + done)
+            self._life.fail(err, events + list(err.completed or []))
+        if splitter.skip_lf or line_end is not LF_END:
+            splitter.lines_cut(done > 0 and held[done - 1] == CR)
+        self._handed += skipped + done
         del held[:done]
+        if whole or not done:
+            self._room = self._room_left()
+        else:  # the last line handed over was blank: no partial line, no data in the stages
+            self._room, self._continued = self._at_rest, False
         return events
+
+    def _block(self, block: bytearray, line_end: bytes, continued: bool, events: list) -> None:
+        """A block of lines, then its blank line, onto ``events``. A run of ``data: `` lines
+        that ends the block, all ending in ``line_end``, becomes one value in one C-level
+        ``replace``; everything is decoded before anything is handed over."""
+        assembler, errors = self._assembler, self._errors
+        next_data = line_end + b"data: "
+        found = -1 if continued or block.startswith(b"data: ") else block.find(next_data)
+        run = block[found + len(line_end) :] if found >= 0 else block
+        value = run[6:].replace(next_data, b"\n")
+        ends = run.count(LF)
+        if (  # every line of the run is a data line, and every line end in it is ``line_end``
+            not continued
+            and run.startswith(b"data: ")
+            and len(run) - 6 - len(value) == ends * (len(next_data) - 1)
+            and run.count(CR) == (ends if len(line_end) == 2 else 0)
+        ):
+            head = _lines(block[:found].decode("utf-8", errors)) if found >= 0 else []
+            text = value.decode("utf-8", errors)
+            events += assembler.feed(head)  # the lines before the run
+            events.append(assembler.dispatch_data(text))
+        else:
+            events += assembler.feed(self._block_lines(block, continued) + [""])
 
     def _block_lines(self, block: bytearray, continued: bool) -> list[str]:
         """A block's lines, decoded; the first one joined to the partial line it continues."""
@@ -235,7 +267,7 @@ class SSEParser:
 
     def _layered_after(self, events: list[Event | Comment], skipped: int, done: int) -> list[Event | Comment]:
         """The layered parser takes over ``done`` bytes into the held bytes, after ``events``."""
-        self._hand_over(skipped + done)
+        self._handed += skipped + done
         del self._held[:done]
         return self._after(events, lambda: self._through_layers(b""))
 
@@ -264,8 +296,9 @@ class SSEParser:
             self._splitter.extend(text)
         except SSEError as err:
             self._life.fail(err, [])
-        self._hand_over(used)
+        self._handed += used
         del held[:used]  # keeps a character the last chunk's end cut
+        self._room = self._room_left()
 
     def _catch_up(self) -> None:
         """Hand over the complete lines held (no blank line among them, so no event),
@@ -286,33 +319,54 @@ class SSEParser:
         held += rest
         self._refresh()
 
-    def _hand_over(self, nbytes: int) -> None:
-        """``nbytes`` held bytes went to the stages: account for them, then recompute the room."""
-        self._decoder.advance(nbytes)
-        self._refresh()
-
     def _refresh(self) -> None:
         """The room the held bytes may take, from the stages' own limits: while the
         held bytes fit it, no line and no event can pass its limit."""
-        decoder, splitter, layers = self._decoder, self._splitter, self._layers
-        if layers.spent or self._life.spent_because or decoder.at_start or decoder.pending:
-            self._room = -1
-            return
-        partial = splitter.max_line_chars - splitter.room
-        self._room = min(splitter.room, self._assembler.room - partial)
+        decoder, layers = self._decoder, self._layers
+        spent = layers.spent or self._life.spent_because
+        self._room = -1 if spent or decoder.at_start or decoder.pending else self._room_left()
+
+    def _room_left(self) -> int:
+        """The room while the fast path goes on: held bytes past PIECE_BYTES get a look."""
+        room = self._stage_room()
+        return room if room < PIECE_BYTES else PIECE_BYTES
+
+    def _stage_room(self) -> int:
+        """The room the stages leave, less the partial line they hold (it may be a data
+        line): while the held bytes fit it, no limit can be passed. Notes whether there is one."""
+        line_room = self._splitter.room
+        partial = self._max_line_chars - line_room
+        self._continued = partial > 0
+        event_room = self._assembler.room - partial
+        return line_room if line_room < event_room else event_room
+
+    def _account(self) -> None:
+        """Tell the decoder how many bytes were decoded here, before it decodes more:
+        its offsets (a DecodeError's) count the whole stream."""
+        if self._handed:
+            self._decoder.advance(self._handed)
+            self._handed = 0
 
     def _take_held(self) -> bytes:
         held = bytes(self._held)
         self._held.clear()
         return held
 
-    def _feed_layered(self, chunk: Any) -> list[Event | Comment]:
-        """A chunk the fast path does not take as it is: a non-bytes chunk, one that
-        does not fit the room, the stream's first character, a spent parser."""
+    def _feed_other(self, chunk: Any) -> list[Event | Comment]:
+        """A chunk the fast path does not take as it is: a non-bytes chunk, held bytes
+        past PIECE_BYTES, a chunk that does not fit the room, the stream's first
+        character, a spent parser."""
         chunk = as_chunk(chunk)
         self._life.refuse_if_spent()
-        if self._room >= 0 and len(self._held) + len(chunk) <= self._room:
+        held = self._held
+        if self._room >= 0 and len(held) + len(chunk) <= self._room:
             return self.feed(chunk)  # a bytearray or memoryview that fits
+        if self._room >= 0 and len(held) + len(chunk) <= self._stage_room():  # past PIECE_BYTES
+            held += chunk
+            if LF in chunk or CR in chunk:
+                return self._cut()  # complete lines are handed over, blank or not
+            self._piece()
+            return []
         if self._decoder.at_start and len(chunk) <= PIECE_BYTES:  # the first character through the layers, the rest fast
             head = len(BOM_BYTES) + 1 if chunk.startswith(BOM_BYTES) else 1
             rest = chunk[head:]
@@ -323,6 +377,7 @@ class SSEParser:
     def _through_layers(self, chunk: bytes) -> list[Event | Comment]:
         """The layered parser's feed, held bytes first; the fast path resumes after it
         once the stream's first character is seen and no character is split."""
+        self._account()
         try:
             return self._layers.feed(self._take_held() + chunk)
         except SSEError as err:
