@@ -9,6 +9,7 @@ produce the same events and the same error (type and message) in both.
 from __future__ import annotations
 
 import dataclasses
+import os
 import statistics
 import time
 import tracemalloc
@@ -257,7 +258,11 @@ def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profil
     line after the bad byte (or close()), with the same message and the same
     events in total. The totals are also compared, with no relaxation, by the
     fixture tests above."""
-    raw, chunks = chunked
+    assert_same_state(*chunked, profile, limits)
+
+
+def assert_same_state(raw: bytes, chunks: list[bytes], profile: str, limits: dict) -> None:
+    """Feed ``chunks`` to LayeredSSEParser and two SSEParsers in step; see above."""
     layered = LayeredSSEParser(profile, **limits)
     fast, watched = SSEParser(profile, **limits), SSEParser(profile, **limits)  # watched: retry read
     for i, chunk in enumerate(chunks):
@@ -276,6 +281,15 @@ def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profil
         assert fast.feed(chunk) == watched.feed(chunk) == expected
         assert fast.last_event_id == watched.last_event_id == layered.last_event_id
         assert watched.retry == layered.retry  # reading it assembles the lines held back
+    try:
+        expected = layered.close()
+    except Exception as err:
+        for parser in (fast, watched):
+            with pytest.raises(type(err)) as raised:
+                parser.close()
+            assert (str(raised.value), raised.value.events) == (str(err), err.events)
+        return
+    assert fast.close() == watched.close() == expected
 
 
 def check_late_decode_error(fast: LayeredSSEParser, raw: bytes, chunks: list[bytes], i: int, err: DecodeError) -> None:
@@ -478,3 +492,133 @@ def test_events_are_ordinary_events() -> None:
     assert (made, hash(made), repr(made)) == (reference, hash(reference), repr(reference))
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.data = "changed"  # type: ignore[misc]
+
+
+# --- issue 10: the fast path's thresholds, and the defects found there ----------
+
+#: ``SSE_SOAK=100000 pytest tests/test_fastpath.py -k threshold`` runs the threshold
+#: properties with that many examples each (the README gives the last soak's figures).
+SOAK = int(os.environ.get("SSE_SOAK", "0"))
+
+
+def threshold_settings(examples: int) -> settings:
+    return settings(max_examples=SOAK or examples, deadline=None, derandomize=not SOAK)
+
+
+#: Chunk sizes where the fast path changes its mind: a few bytes, around 512,
+#: around PIECE_BYTES (64 KiB), and past it.
+SIZES = [1, 3, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
+
+
+@st.composite
+def threshold_lines(draw: st.DrawFn, size: int) -> list[bytes]:
+    """A line or two aimed at a threshold: a long one (a few chunks of ``size``), a
+    CR-ended line before a long one, a retry of thousands of digits, a field line."""
+    end = draw(LINE_ENDS)
+    kind = draw(st.sampled_from(["field", "field", "long", "long", "cr-then-long", "retry", "blank"]))
+    if kind == "field":
+        return [draw(field_lines())]
+    if kind == "blank":
+        return [end]
+    if kind == "retry":
+        digits = draw(st.sampled_from(["1", "0", "9"])) * draw(st.sampled_from([1, 20, 21, 4300, 4301, 5000]))
+        return [b"retry: " + digits.encode() + end]
+    name = draw(st.sampled_from([b"data: ", b"id: ", b": ", b"event: ", b"x"]))
+    char = draw(st.sampled_from(["a", "a", "é", "🙂"])).encode()
+    chars = max(1, size * draw(st.integers(1, 3)) + draw(st.integers(-2, 2))) // len(char)
+    long = name + char * chars + draw(st.sampled_from([b"\n", end]))
+    return [draw(st.sampled_from([b"data: x\r", b"\r"])), long] if kind == "cr-then-long" else [long]
+
+
+@st.composite
+def threshold_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes], dict]:
+    """Lines around one chunk size, cut into chunks of that size (or a few sizes),
+    the cuts often aligned to the lines (complete lines held, then large chunks),
+    with limits near the sizes; never more than about 4000 chunks an example."""
+    size = draw(st.sampled_from(SIZES))
+    lines = [line for group in draw(st.lists(threshold_lines(size), min_size=1, max_size=5)) for line in group]
+    lines.append(draw(st.sampled_from([b"", b"\n", b"\r\n\r\n", b"data: end\n\n"])))
+    pieces = lines if draw(st.booleans()) else [b"".join(lines)]  # each line cut on its own, or the whole
+    sizes = [size] + draw(st.lists(st.sampled_from(SIZES), max_size=2))
+    scale = max(1, sum(map(len, lines)) // (4000 * max(sizes)))
+    chunks: list[bytes] = []
+    for piece in pieces:
+        at = 0
+        while at < len(piece):
+            step = sizes[len(chunks) % len(sizes)] * scale
+            chunks.append(piece[at : at + step])
+            at += step
+    near = st.sampled_from([size, 2 * size - 1, 2 * size, 2 * size + 6, 3 * size]).map(lambda n: max(n, 1))
+    limits = draw(st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near}))
+    return b"".join(lines), chunks, limits
+
+
+@threshold_settings(80)
+@given(stream=threshold_streams(), profile=st.sampled_from(PROFILES))
+def test_threshold_streams_same_state_after_every_chunk(stream: tuple, profile: str) -> None:
+    raw, chunks, limits = stream
+    assert_same_state(raw, chunks, profile, limits)
+
+
+@threshold_settings(40)
+@given(stream=threshold_streams(), profile=st.sampled_from(PROFILES))
+def test_threshold_streams_same_outcome(stream: tuple, profile: str) -> None:
+    _, chunks, limits = stream
+    expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
+    assert got == expected
+
+
+PARSERS = (SSEParser, LayeredSSEParser)
+
+
+def outcome(parser_class: type, chunks: list[bytes], **options: object) -> tuple:
+    """(events, error name) of a whole run: what the standard decides."""
+    events: list = []
+    try:
+        parser = parser_class(**options)
+        for chunk in chunks:
+            events += parser.feed(chunk)
+        events += parser.close()
+    except Exception as err:  # noqa: BLE001 - the error is the outcome
+        return [*events, *getattr(err, "events", [])], type(err).__name__
+    return events, None
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_line_limit_fires_after_complete_lines_held(parser_class: type, profile: str) -> None:
+    """Defect 1: complete lines held, then chunks over 512 bytes: the line limit did not fire."""
+    chunks = [b"id: x\n", b"a" * 600, b"a" * 600, b"\n\n"]
+    assert outcome(parser_class, chunks, profile=profile, max_line_chars=1000) == ([], "LineTooLong")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_event_limit_fires_after_complete_lines_held(parser_class: type, profile: str) -> None:
+    """Defect 1: the same for the event limit (a 1,200-character event came out)."""
+    chunks = [b"x\n", b"data: " + b"a" * 600, b"a" * 600, b"\n\n"]
+    assert outcome(parser_class, chunks, profile=profile, max_event_chars=1000) == ([], "EventTooLarge")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_lf_after_a_long_line_is_its_line_end(parser_class: type, profile: str) -> None:
+    """Defect 2: a stale skip_lf swallowed the LF that ends a long line."""
+    assert outcome(parser_class, [b"\r", b"a" * 65537, b"\ndata: x\n\n"], profile=profile) == (
+        [Event("message", "x")],
+        None,
+    )
+    chunks = [b"data: x\r", b"id: " + b"a" * 70000, b"\ndata: y\n\n"]
+    assert outcome(parser_class, chunks, profile=profile) == ([Event("message", "x\ny", "a" * 70000)], None)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_retry_of_thousands_of_digits_is_ignored(parser_class: type, profile: str) -> None:
+    """Defect 3: int() of 4301 digits raised a plain ValueError, and event x was lost.
+    The course ignores a retry over 2**64-1 ms (events.MAX_RETRY_MS), keeping the last."""
+    chunks = [b"retry: 5\n\nretry: " + b"1" * 4301 + b"\ndata: x\n\n"]
+    assert outcome(parser_class, chunks, profile=profile) == ([Event("message", "x", "", 5)], None)
+    parser = parser_class(profile)
+    parser.feed(b"retry: " + b"0" * 5000 + b"7\n")
+    assert parser.retry == 7  # leading zeros do not count towards the bound
