@@ -234,11 +234,13 @@ def test_local_links_are_rewritten_to_pages_and_unknown_ones_reported() -> None:
     book = build_book.discover(ROOT)
     lesson = book.part("notebooks")[1]
     body = '<a href="../README.md#course-map">m</a><a href="../exercises/">e</a><a href="../tools/x.py">t</a>'
+    body += '<a href="../tools/build_book.py">b</a>'
     body += f'<a href="{lesson.source.name}">l</a><a href="https://example.org/">o</a>'
     rewritten = build_book.rewrite_links(book, lesson, body)
     assert 'href="../index.html#course-map"' in rewritten
     assert 'href="../index.html#exercises"' in rewritten
     assert f'href="{lesson.target.name}"' in rewritten
+    assert '<a data-repo-file="tools/build_book.py" title="tools/build_book.py, in the repository">b</a>' in rewritten
     assert 'href="../tools/x.py"' in rewritten and 'href="https://example.org/"' in rewritten
     assert book.problems == [f"{lesson.source}: a link to '../tools/x.py', which is not a page of the book"]
 

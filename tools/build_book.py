@@ -20,7 +20,8 @@ cuts, the sliders as text, and a note to open the lesson in JupyterLab.
 
 Local links are rewritten to the book's pages (``.ipynb`` and ``.md`` to
 ``.html``, ``README.md`` to the map, a folder to its part of the map); a link
-to anything else is left alone and reported, so the book's test flags it.
+to another file of the repository (source code) becomes plain text naming it;
+a link to anything else is left alone and reported, so the book's test flags it.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ PARTS = (
     ("solutions", "Solutions", "*.ipynb"),
     ("docs", "Docs", "*.md"),
 )
+INSTRUCTOR_NOTES = "docs/instructor-notes.md"
 PART_NAMES = {folder: name for folder, name, _ in PARTS}
 #: What a page of each part says first, so exercises and solutions are never confused.
 BANNERS = {
@@ -57,6 +59,8 @@ BANNERS = {
     "Run it in JupyterLab to write your code.",
     "solutions": "Solution: open it only after your own check passes.",
 }
+#: Said before a page's own title, where the heading alone would not tell (a solution's is "Exercise 05 ...").
+PREFIXES = {"solutions": "Solution: "}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 EXPLORER_NOTE = (
@@ -69,6 +73,7 @@ TAG = re.compile(r"<[^>]+>")
 HAS_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 BOOK_CSS = """
+.book-nav, .book-banner { font-family: var(--jp-ui-font-family, sans-serif); }
 .book-nav { display:flex; flex-wrap:wrap; gap:0.4em 1.2em; align-items:center; padding:0.5em 1em;
   margin:0 0 1em; background:#f3f5f8; border-bottom:1px solid #ccd; font-size:0.95em; }
 .book-nav .book-here { font-weight:bold; }
@@ -168,7 +173,8 @@ def discover(root: Path = ROOT) -> Book:
     pages = [Page(PurePosixPath("index.md"), "", "sse-course: the book")]
     for folder, _, pattern in PARTS:
         for path in sorted((root / folder).glob(pattern)):
-            pages.append(Page(PurePosixPath(folder, path.name), folder, title_of(path)))
+            title = title_of(path)
+            pages.append(Page(PurePosixPath(folder, path.name), folder, PREFIXES.get(folder, "") + title))
     pages.append(Page(PurePosixPath("sections.md"), "", "Index of sections"))
     return Book(root, pages)
 
@@ -241,6 +247,8 @@ def map_markdown(book: Book) -> str:
         for _, row in sorted(numbered.items())
     ]
     docs = [f"- [{page.title}]({page.source})" for page in book.part("docs")]
+    notes = book.by_source().get(INSTRUCTOR_NOTES)
+    teaching = [f"Teaching the course? Start with the [{notes.title.lower()}]({notes.source}).", ""] if notes else []
     return "\n".join(
         [
             "# sse-course: the book",
@@ -249,6 +257,7 @@ def map_markdown(book: Book) -> str:
             "stored, outputs included: read it here, run it in JupyterLab (see the repository's README). "
             "Each lesson has an exercise to write and a solution to compare with, after your check passes.",
             "",
+            *teaching,
             '<a id="course-map"></a><a id="notebooks"></a><a id="exercises"></a><a id="solutions"></a>',
             "",
             "## Course map",
@@ -358,6 +367,9 @@ def rewrite_links(book: Book, page: Page, body: str) -> str:
         path, _, fragment = href.partition("#")
         repo_path = posixpath.normpath(posixpath.join(str(page.source.parent), path))
         target = book_target(book, repo_path, path.endswith("/"))
+        if target is None and (book.root / repo_path).is_file():
+            shown = html.escape(repo_path)  # source code is read in the repository: plain text here
+            return f'data-repo-file="{shown}" title="{shown}, in the repository"'
         if target is None:
             book.problems.append(f"{page.source}: a link to {href!r}, which is not a page of the book")
             return match.group(0)
