@@ -224,6 +224,14 @@ def test_a_widget_is_drawn_from_its_stored_state_with_where_to_move_it() -> None
     assert "widgets" not in notebook.metadata  # so no widget manager script is asked for
 
 
+def test_an_output_widget_is_drawn_from_what_it_captured() -> None:
+    models = {"out": {"model_name": "OutputModel", "state": {"outputs": [
+        {"output_type": "display_data", "data": {"text/html": "<b>view</b>", "text/plain": "view"}},
+        {"output_type": "stream", "name": "stdout", "text": "a < b\n"},
+    ]}}}  # fmt: skip
+    assert build_book.static_widget("out", models) == "<b>view</b><pre>a &lt; b\n</pre>"
+
+
 def test_a_widget_without_stored_state_is_drawn_as_nothing_for_the_check_to_catch() -> None:
     notebook = widget_notebook("not-stored")
     build_book.freeze_widgets(notebook, Path("notebooks/x.ipynb"))
@@ -237,12 +245,19 @@ def test_local_links_are_rewritten_to_pages_and_unknown_ones_reported() -> None:
     body += '<a href="../tools/build_book.py">b</a>'
     body += f'<a href="{lesson.source.name}">l</a><a href="https://example.org/">o</a>'
     rewritten = build_book.rewrite_links(book, lesson, body)
-    assert 'href="../index.html#course-map"' in rewritten
+    assert 'href="../README.html#course-map"' in rewritten
     assert 'href="../index.html#exercises"' in rewritten
     assert f'href="{lesson.target.name}"' in rewritten
     assert '<a data-repo-file="tools/build_book.py" title="tools/build_book.py, in the repository">b</a>' in rewritten
     assert 'href="../tools/x.py"' in rewritten and 'href="https://example.org/"' in rewritten
     assert book.problems == [f"{lesson.source}: a link to '../tools/x.py', which is not a page of the book"]
+
+
+def test_headings_also_get_the_anchor_github_gives_them() -> None:
+    assert build_book.github_anchor("08 · Real streams") == "08--real-streams"
+    assert build_book.github_anchor("Set up (two commands)") == "set-up-two-commands"
+    body = '<h2 id="Course-map">Course map<a class="anchor-link" href="#Course-map">¶</a></h2>'
+    assert build_book.add_github_anchors(body).startswith('<h2 id="Course-map"><a id="course-map"></a>Course map')
 
 
 # --- the checker rejects each kind of broken page -----------------------------------

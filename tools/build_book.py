@@ -19,7 +19,9 @@ holds: the ``HTML`` view the classroom's render function drew at the default
 cuts, the sliders as text, and a note to open the lesson in JupyterLab.
 
 Local links are rewritten to the book's pages (``.ipynb`` and ``.md`` to
-``.html``, ``README.md`` to the map, a folder to its part of the map); a link
+``.html``, the README is a page too, a folder goes to its part of the map). Every
+heading also gets GitHub's anchor (``#course-map`` for "Course map"), since the
+lessons' links are written for GitHub and JupyterLab; a link
 to another file of the repository (source code) becomes plain text naming it;
 a link to anything else is left alone and reported, so the book's test flags it.
 """
@@ -52,7 +54,7 @@ PARTS = (
     ("docs", "Docs", "*.md"),
 )
 INSTRUCTOR_NOTES = "docs/instructor-notes.md"
-PART_NAMES = {folder: name for folder, name, _ in PARTS}
+PART_NAMES = {folder: name for folder, name, _ in PARTS} | {"readme": "README"}
 #: What a page of each part says first, so exercises and solutions are never confused.
 BANNERS = {
     "exercises": "Exercise, as a learner first sees it: every check says <i>not attempted yet</i>. "
@@ -67,7 +69,7 @@ EXPLORER_NOTE = (
     "This explorer is drawn at its default cuts. Open <code>{source}</code> in JupyterLab "
     "and run it to move the slider."
 )
-HEADING = re.compile(r'<h([1-3])\s+id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
+HEADING = re.compile(r'<h([1-3])\s+id="([^"]+)">(.*?)</h\1>', re.S)
 HREF = re.compile(r'href="([^"]*)"')
 TAG = re.compile(r"<[^>]+>")
 HAS_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -171,6 +173,8 @@ def title_of(path: Path) -> str:
 def discover(root: Path = ROOT) -> Book:
     """Every page the repository holds, part by part, each part sorted by name."""
     pages = [Page(PurePosixPath("index.md"), "", "sse-course: the book")]
+    if (root / "README.md").is_file():
+        pages.append(Page(PurePosixPath("README.md"), "readme", "About the course (README)"))
     for folder, _, pattern in PARTS:
         for path in sorted((root / folder).glob(pattern)):
             title = title_of(path)
@@ -206,6 +210,9 @@ def nav_bar(book: Book, page: Page) -> str:
     """Home, the index of sections, this page's twins in the other parts, prev / next."""
     home, sections = book.pages[0], book.pages[-1]
     items = [link(page, home, "Course map"), link(page, sections, "Index of sections")]
+    readme = book.by_source().get("README.md")
+    if readme and readme is not page:
+        items.append(link(page, readme, "README"))
     if page.part in ("notebooks", "exercises", "solutions"):
         for folder, name in (("notebooks", "Lesson"), ("exercises", "Exercise"), ("solutions", "Solution")):
             twin = book.twin(page, folder)
@@ -254,19 +261,17 @@ def map_markdown(book: Book) -> str:
             "# sse-course: the book",
             "",
             "Reading Server-Sent Events when bytes arrive in arbitrary chunks. This is the course as "
-            "stored, outputs included: read it here, run it in JupyterLab (see the repository's README). "
+            "stored, outputs included: read it here, run it in JupyterLab (see the [README](README.md)). "
             "Each lesson has an exercise to write and a solution to compare with, after your check passes.",
             "",
             *teaching,
-            '<a id="course-map"></a><a id="notebooks"></a><a id="exercises"></a><a id="solutions"></a>',
+            '<a id="notebooks"></a><a id="exercises"></a><a id="solutions"></a>',
             "",
             "## Course map",
             "",
             "| # | Lesson | Exercise | Solution |",
             "|---|---|---|---|",
             *rows,
-            "",
-            '<a id="docs"></a>',
             "",
             "## Docs",
             "",
@@ -277,6 +282,24 @@ def map_markdown(book: Book) -> str:
             f"Every section of every page: [{book.pages[-1].title}]({book.pages[-1].source}).",
         ]
     )
+
+
+def github_anchor(text: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def add_github_anchors(body: str) -> str:
+    """Put GitHub's anchor inside every h1-h3 whose nbconvert id differs from it."""
+
+    def add(match: re.Match) -> str:
+        level, anchor, inner = match.groups()
+        text = html.unescape(TAG.sub("", inner)).rstrip("¶").strip()
+        slug = github_anchor(text)
+        extra = f'<a id="{html.escape(slug)}"></a>' if slug and slug != anchor else ""
+        return f'<h{level} id="{anchor}">{extra}{inner}</h{level}>'
+
+    return HEADING.sub(add, body)
 
 
 def headings(body: str) -> list[tuple[int, str, str]]:
@@ -311,6 +334,15 @@ def slider_text(state: dict[str, Any]) -> str:
     )
 
 
+def output_html(output: dict[str, Any]) -> str:
+    """One output an ``Output`` widget captured: its HTML, else its text."""
+    data = output.get("data", {})
+    if "text/html" in data:
+        return "".join(data["text/html"])
+    text = output.get("text") or "".join(data.get("text/plain", ""))
+    return f"<pre>{html.escape(''.join(text))}</pre>" if text else ""
+
+
 def static_widget(model_id: str, models: dict[str, Any]) -> str:
     """A stored widget as HTML: HTML views as they were drawn, sliders as text,
     boxes as their children; "" for a model the state does not hold."""
@@ -323,6 +355,8 @@ def static_widget(model_id: str, models: dict[str, Any]) -> str:
         return f'<div class="explorer-view">{state.get("value", "")}</div>'
     if name.endswith("SliderModel"):
         return slider_text(state)
+    if name == "OutputModel":
+        return "".join(output_html(output) for output in state.get("outputs", []))
     if name in ("LabelModel", "TextModel", "TextareaModel"):
         return f"<div>{html.escape(str(state.get('value', '')))}</div>"
     children = [child.removeprefix("IPY_MODEL_") for child in state.get("children", [])]
@@ -349,8 +383,6 @@ def book_target(book: Book, repo_path: str, is_folder: bool) -> str | None:
     """The book path for a repository path a page links to, or None."""
     if is_folder and repo_path in PART_NAMES:
         return f"index.html#{repo_path}"
-    if repo_path == "README.md":
-        return "index.html"
     if repo_path in {str(page.target) for page in book.pages}:
         return repo_path  # already a book page: the navigation bar's own links
     page = book.by_source().get(repo_path)
@@ -407,7 +439,7 @@ def render(book: Book, page: Page, notebook: nbformat.NotebookNode, html_exporte
     top = nav_bar(book, page) + banner(page)
     resources = {"book": {"css": BOOK_CSS, "top": top, "bottom": nav_bar(book, page)}}
     body, _ = html_exporter.from_notebook_node(notebook, resources=resources)
-    return rewrite_links(book, page, body)
+    return add_github_anchors(rewrite_links(book, page, body))
 
 
 def build(root: Path = ROOT, out: Path = DEFAULT_OUT) -> Book:
