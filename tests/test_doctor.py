@@ -99,3 +99,18 @@ def test_a_kernel_in_another_environment_is_named(case: str) -> None:
     reply = {"python": "/other/python", **WIDGETS, **found}
     lines = list(doctor.kernel_lines(lambda code: json.dumps(reply) + "\n"))
     assert [line.status for line in lines] == expected
+
+
+def test_a_widgets_extension_of_another_version_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    from packaging.specifiers import SpecifierSet
+
+    assert doctor.check_widgets_extension().status == "ok"
+    monkeypatch.setattr(doctor, "required_extension_spec", lambda: SpecifierSet("~=1.0"))
+    line = doctor.check_widgets_extension()
+    assert line.status == "FAIL" and "does not match ipywidgets" in line.text
+
+
+def test_a_widgets_extension_without_its_jupyterlab_files_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor, "WIDGETS_EXTENSION", Path("@jupyter-widgets", "no-such-extension", "package.json"))
+    line = doctor.check_widgets_extension()
+    assert line.status == "FAIL" and "extension is not installed" in line.text
