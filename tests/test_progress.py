@@ -114,7 +114,7 @@ ERROR = {"output_type": "error", "ename": "AssertionError", "evalue": "wrong on 
 @pytest.mark.parametrize(
     "outputs,expected",
     [
-        ([stdout("Not attempted yet: your splitter still raises\n")], (progress.NOT_ATTEMPTED, "Not attempted yet: your splitter still raises")),
+        ([stdout("Not attempted yet: a stub\n")], (progress.NOT_ATTEMPTED, "Not attempted yet: a stub")),
         ([stdout("Correct: 94 fixtures\n")], (progress.PASSED, "Correct: 94 fixtures")),
         ([stdout("checking...\n"), ERROR], (progress.FAILING, "AssertionError: wrong on crlf")),
     ],

@@ -30,6 +30,7 @@ from typing import Any
 
 MINIMUM_PYTHON = (3, 10)
 SETUP = "run `pip install -r requirements.txt` in the course's virtual environment"
+REINSTALL_EXTENSION = "run `pip install --force-reinstall jupyterlab_widgets`, then restart JupyterLab"
 KERNEL_NAME = "python3"
 KERNEL_SECONDS = 60
 CHROMIUM = Path("/usr/bin/chromium")
@@ -128,7 +129,7 @@ def check_widgets_extension() -> Line:
 
     found = [Path(folder) / WIDGETS_EXTENSION for folder in jupyter_path("labextensions")]
     if not any(path.exists() for path in found):
-        return fail("the JupyterLab widgets extension is not installed", "run `pip install --force-reinstall jupyterlab_widgets`")
+        return fail("the JupyterLab widgets extension is not installed", REINSTALL_EXTENSION)
     return ok(f"jupyterlab_widgets {installed} matches ipywidgets {widgets.__version__}; its JupyterLab extension is installed")
 
 
