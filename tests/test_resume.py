@@ -22,6 +22,7 @@ from sse_course.classroom.resume import (
     check_follow,
     planned_run,
     render_resume,
+    try_follow,
 )
 
 END_OF = {number: len(b"".join(BLOCKS[:number])) for number in range(len(BLOCKS) + 1)}
@@ -197,3 +198,14 @@ def test_the_explorer_redraws_from_the_pure_function(capsys: pytest.CaptureFixtu
     explorer.slider.value = 60
     assert re.search(r'data-drop="60"', explorer.view.value) and explorer.view.value == render_resume(60)
     assert capsys.readouterr() == ("", "")
+
+
+def test_trying_a_loop_shows_what_it_did(capsys: pytest.CaptureFixture[str]) -> None:
+    try_follow(make_follow(), 98)
+    assert capsys.readouterr().out.splitlines() == [
+        "Last-Event-ID sent: ['', '3', '5']",
+        "waits (seconds):    [0.5, 0.5]",
+        "events:             [id '1'] 'Hello', [id '2'] '👋', [id '4'] 'two\\nlines', [id '5'] 'bye'",
+    ]
+    try_follow(make_follow(profile="strict"), 98)
+    assert "raised IncompleteStream" in capsys.readouterr().out

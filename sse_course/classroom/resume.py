@@ -333,8 +333,7 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS) -> None:
     try:
         failing = {drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks))}
     except NotAttemptedYet:
-        print("Not attempted yet: follow still raises NotImplementedError.")
-        print("Write it in the cell above, run that cell, then run this check again.")
+        not_attempted("this check again")
         return
     if failing:
         first, *others = sorted(failing)
@@ -345,3 +344,23 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS) -> None:
         "sent the committed Last-Event-ID, waited the reconnection time from retry, and stopped on 204."
     )
 
+
+
+def not_attempted(then: str) -> None:
+    print("Not attempted yet: follow still raises NotImplementedError.")
+    print(f"Write it in the cell above, run that cell, then run {then}.")
+
+
+def try_follow(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> None:
+    """Run ``follow`` once, the first connection dropped at ``drop_at``, and print what it did."""
+    try:
+        outcome = run_loop(follow, drop_at, blocks)
+    except NotAttemptedYet:
+        not_attempted("this cell again")
+        return
+    print("Last-Event-ID sent:", outcome.requests)
+    print("waits (seconds):   ", outcome.sleeps)
+    if outcome.raised is not None:
+        print(f"raised {type(outcome.raised).__name__}: {outcome.raised}")
+    else:
+        print("events:            ", ", ".join(map(short, outcome.events)) or "(none)")
