@@ -188,23 +188,22 @@ def show_run(connections: Iterable[Connection]) -> str:
 def render_resume(drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> str:
     """HTML for one drop point: each connection's bytes (the discarded tail struck
     through), its events, and the wait and ``Last-Event-ID`` that follow."""
+    line = '<div style="margin: 0.15em 0 0.15em {indent}em">{text}</div>'.format
     parts = [f'<div class="sse-resume" data-drop="{drop_at}" style="font-family: monospace">']
-    parts.append(f"<p><b>the first connection drops after byte {drop_at} of {len(b''.join(blocks))}</b></p>")
+    parts.append(line(indent=0, text=f"<b>the first connection drops after byte {drop_at} of {len(b''.join(blocks))}</b>"))
     for number, conn in enumerate(planned_run(drop_at, blocks), 1):
         header = f"Last-Event-ID: {conn.sent!r}" if conn.sent else "no Last-Event-ID"
-        parts.append(f"<p><b>connection {number}</b> · sends {html.escape(header)} · status {conn.status}</p>")
+        parts.append(line(indent=0, text=f"<b>connection {number}</b> · sends {html.escape(header)} · status {conn.status}"))
         if conn.status == 204:
-            parts.append("<p>204 No Content: the client stops for good.</p>")
+            parts.append(line(indent=2, text="204 No Content: the client stops for good."))
             continue
         kept, dropped = conn.delivered[: conn.kept], conn.delivered[conn.kept :]
-        parts.append(
-            f"<p>bytes: <span>{html.escape(repr(kept))}</span>"
-            + (f' <s style="color: #b00" title="discarded">{html.escape(repr(dropped))}</s>' if dropped else "")
-            + "</p>"
-        )
-        items = "".join(f"<li>{html.escape(short(event))}</li>" for event in conn.events) or "<li>(no events)</li>"
-        parts.append(f"<ul>{items}</ul>")
-        parts.append(f"<p>then waits {conn.wait_ms} ms and sends Last-Event-ID {html.escape(repr(conn.resume_from))}</p>")
+        struck = f' <s style="color: #b00" title="discarded">{html.escape(repr(dropped))}</s> (discarded)'
+        parts.append(line(indent=2, text=f"bytes: {html.escape(repr(kept))}{struck if dropped else ''}"))
+        events = ", ".join(html.escape(short(event)) for event in conn.events) or "(none)"
+        parts.append(line(indent=2, text=f"events: {events}"))
+        wait = f"then waits {conn.wait_ms} ms and sends Last-Event-ID {html.escape(repr(conn.resume_from))}"
+        parts.append(line(indent=2, text=wait))
     parts.append("</div>")
     return "\n".join(parts)
 
