@@ -20,6 +20,8 @@ from sse_course.classroom.resume import (
     ResumeMismatch,
     Sleeps,
     check_follow,
+    event_problems,
+    expected_events,
     planned_run,
     render_resume,
     try_follow,
@@ -209,3 +211,12 @@ def test_trying_a_loop_shows_what_it_did(capsys: pytest.CaptureFixture[str]) -> 
     ]
     try_follow(make_follow(profile="strict"), 98)
     assert "raised IncompleteStream" in capsys.readouterr().out
+
+
+def test_event_problems_name_each_direction() -> None:
+    one, two, three = expected_events()[:3]
+    assert event_problems([one, two], [one, two]) == []
+    assert event_problems([one, two], [one, one, two]) == ["duplicated: [id '1'] 'Hello' delivered 2 times"]
+    assert event_problems([one, two], [two, one]) == ["out of order: [id '2'] '👋', [id '1'] 'Hello'"]
+    assert event_problems([one, two], [one]) == ["missing: [id '2'] '👋'"]
+    assert event_problems([one, two], [one, two, three]) == ["never sent by the server: [id '4'] 'two\\nlines'"]
