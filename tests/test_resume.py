@@ -220,3 +220,9 @@ def test_event_problems_name_each_direction() -> None:
     assert event_problems([one, two], [two, one]) == ["out of order: [id '2'] '👋', [id '1'] 'Hello'"]
     assert event_problems([one, two], [one]) == ["missing: [id '2'] '👋'"]
     assert event_problems([one, two], [one, two, three]) == ["never sent by the server: [id '4'] 'two\\nlines'"]
+
+
+def test_the_initial_wait_is_the_package_clients() -> None:
+    from sse_course.client import INITIAL_RECONNECTION_MS
+
+    assert INITIAL_RETRY_MS == INITIAL_RECONNECTION_MS
