@@ -135,11 +135,14 @@ class ResumeState:
         self.failures = 0
         self.delivered = False
 
-    def headers(self, extra: Mapping[str, str]) -> dict[str, str]:
+    def headers(self, extra: Mapping[str, str]) -> dict[str, str | bytes]:
         """Start an attempt: the caller's headers, the event-stream ones, and ``Last-Event-ID`` if there is one."""
         self.attempts += 1
         self.delivered = False
-        return {**extra, **sse_headers(self.last_event_id)}
+        headers: dict[str, str | bytes] = {**extra, **sse_headers()}
+        if self.last_event_id:  # any text but NUL, CR, LF: sent as UTF-8, as browsers do
+            headers["Last-Event-ID"] = self.last_event_id.encode("utf-8")
+        return headers
 
     def open(self, response: httpx.Response) -> SSEParser | None:
         """A new parser for a good response; ``None`` for a 204; raise for anything else."""
@@ -177,7 +180,7 @@ class ResumeState:
             return 0.0
         if self.backoff is None:
             return self.reconnection_ms / 1000
-        return self.backoff.delay_ms(self.reconnection_ms, self.failures - 1) / 1000
+        return self.backoff.delay_ms(self.reconnection_ms, max(0, self.failures - 1)) / 1000
 
 
 def request_body(content: bytes | str | None, json: Any, headers: Mapping[str, str]) -> tuple[bytes | None, dict]:
@@ -233,6 +236,7 @@ class _ClientBase:
         self.ended: str | None = None
         self.closed = False
         self.restarting = False
+        self.restart_from: str | None = None
 
     @property
     def last_event_id(self) -> str:
@@ -252,14 +256,14 @@ class _ClientBase:
     def restart(self, last_event_id: str | None = None) -> None:
         """Beyond the standard: drop the connection after the current chunk's items and
         reconnect at once (optionally from another ID); after a 204 or the last
-        reconnection, iterating again starts anew."""
+        reconnection, iterating again starts anew (``max_reconnects`` counted afresh)."""
         if self.closed:
             raise RuntimeError("this client is closed; create a new one")
-        if last_event_id is not None:
-            self.state.last_event_id = last_event_id
+        self.restart_from = last_event_id
         self.restarting = True
-        self.ended = None
-        self.state.attempts = 0
+        if self.ended is not None:  # over: iterating again starts with a fresh max_reconnects
+            self.ended = None
+            self.state.attempts = 0
 
     def _request(self) -> dict[str, Any]:
         return {
@@ -280,7 +284,9 @@ class _ClientBase:
             self.ended = "closed"
             return None
         delay = self.state.next_delay(now=self.restarting)
-        self.restarting = False
+        if self.restart_from is not None:
+            self.state.last_event_id = self.restart_from
+        self.restarting, self.restart_from = False, None
         if delay is None:
             self.ended = "max_reconnects"
         return delay
@@ -304,6 +310,8 @@ class EventSourceClient(_ClientBase):
         self.close()
 
     def __iter__(self) -> Iterator[Item]:
+        if self.running is not None:  # a loop left with break: its connection goes now
+            self.running.close()  # type: ignore[attr-defined]
         self.running = self.events()
         return self.running
 
@@ -367,6 +375,7 @@ class AsyncEventSourceClient(_ClientBase):
         self.owns_client = client is None
         self.http = client if client is not None else httpx.AsyncClient()
         self.sleep = sleep
+        self.response: httpx.Response | None = None
         self.running: AsyncIterator[Item] | None = None
 
     async def __aenter__(self) -> AsyncEventSourceClient:
@@ -398,23 +407,31 @@ class AsyncEventSourceClient(_ClientBase):
 
     async def _one_connection(self) -> AsyncIterator[Item]:
         async with self.http.stream(**self._request()) as response:
-            parser = self.state.open(response)
-            if parser is None:
-                self.ended = "204"
-                return
-            async for chunk in response.aiter_bytes():
-                for item in self.state.items(parser, chunk):
-                    yield item
-                if self._stop_reading():
+            self.response = response
+            try:
+                parser = self.state.open(response)
+                if parser is None:
+                    self.ended = "204"
                     return
-            for item in self.state.items(parser, None):
-                yield item
+                async for chunk in response.aiter_bytes():
+                    for item in self.state.items(parser, chunk):
+                        yield item
+                    if self._stop_reading():
+                        return
+                for item in self.state.items(parser, None):
+                    yield item
+            finally:
+                self.response = None
 
     async def aclose(self) -> None:
         """End iterating and close the connection (and the httpx client, if it is ours)."""
         self.closed = True
         self.ended = self.ended or "closed"
         if self.running is not None:
-            await self.running.aclose()  # type: ignore[attr-defined]
+            try:
+                await self.running.aclose()  # type: ignore[attr-defined]
+            except RuntimeError:  # another task is inside it right now: cut its connection instead
+                if self.response is not None:
+                    await self.response.aclose()
         if self.owns_client:
             await self.http.aclose()
