@@ -253,9 +253,10 @@ def test_the_resume_state_sends_the_id_of_the_last_event_handed_over() -> None:
 # --- closing leaves no connection ---------------------------------------------------------------
 
 
-def wait_until_no_connection(server: SSEServer) -> int:
+def wait_until_no_connection(server: SSEServer, left: int = 0) -> int:
+    """The server's open connections, once they are down to ``left`` (or 3 s passed)."""
     deadline = time.monotonic() + 3
-    while server.open_connections and time.monotonic() < deadline:
+    while server.open_connections != left and time.monotonic() < deadline:
         time.sleep(0.01)
     return server.open_connections
 
@@ -272,7 +273,7 @@ def test_sync_close_or_leaving_closes_the_connection(how: str) -> None:
         if how == "iterate again":
             source.restart()
             next(iter(source))
-            assert wait_until_no_connection(server) == 1
+            assert wait_until_no_connection(server, left=1) == 1
             source.close()
         elif how == "leave the with block":
             assert server.open_connections == 1
@@ -385,23 +386,33 @@ def visible(events: list[Any]) -> list[tuple[str, str, str]]:
     return [(e.type, e.data, e.last_event_id) for e in events if isinstance(e, Event)]
 
 
-def read_every_drop(mode: str, server: SSEServer, drops: range) -> list[list[Any]]:
-    """For each drop point: what the client delivered (one httpx client for all, no waiting)."""
-    options = {"max_reconnects": 3, "reconnection_ms": 0}
+def read_every_drop(mode: str, server: SSEServer, drops: range, state: type = ResumeState) -> list[list[Any]]:
+    """For each drop point: what the client delivered (one httpx client for all, no waiting).
+
+    ``state`` swaps in a mutant of the client's memory, to show the harness rejects it.
+    """
+    options: dict[str, Any] = {"max_reconnects": 3}
     if mode == "sync":
         results = []
         with httpx.Client(timeout=TIMEOUT) as http:
             for drop in drops:
                 server.replan(drops=[drop])
-                results.append(list(EventSourceClient(server.url, client=http, **options)))
+                source = EventSourceClient(server.url, client=http, sleep=lambda _: None, **options)
+                source.state.__class__ = state
+                results.append(list(source))
         return results
+
+    async def no_wait(_: float) -> None:
+        pass
 
     async def main() -> list[list[Any]]:
         results = []
         async with httpx.AsyncClient(timeout=TIMEOUT) as http:
             for drop in drops:
                 server.replan(drops=[drop])
-                results.append([item async for item in AsyncEventSourceClient(server.url, client=http, **options)])
+                source = AsyncEventSourceClient(server.url, client=http, sleep=no_wait, **options)
+                source.state.__class__ = state
+                results.append([item async for item in source])
         return results
 
     return asyncio.run(asyncio.wait_for(main(), 4 * TIMEOUT))
@@ -416,3 +427,30 @@ def test_every_event_exactly_once_in_order_whatever_the_drop_point(mode: str, na
     with SSEServer(body, end_with_204=True) as server:
         for drop, items in enumerate(read_every_drop(mode, server, range(len(body)))):
             assert visible(items) == expected, f"{name}: dropped after byte {drop}: {body[:drop]!r}"
+
+
+class ForgetsTheId(ResumeState):
+    """Mutant: reconnects without ``Last-Event-ID``."""
+
+    def headers(self, extra):
+        headers = super().headers(extra)
+        headers.pop("Last-Event-ID", None)
+        return headers
+
+
+class DispatchesThePartialEvent(ResumeState):
+    """Mutant: at a drop, dispatches the half-received event instead of discarding it."""
+
+    def items(self, parser, chunk):
+        yield from super().items(parser, b"\n\n" if chunk is None else chunk)
+
+
+@pytest.mark.parametrize("mutant", [ForgetsTheId, DispatchesThePartialEvent])
+def test_the_drop_point_harness_rejects_a_wrong_client(mutant: type) -> None:
+    body = HAND_MADE["id-only-block"]
+    parser = SSEParser("browser")
+    expected = visible(parser.feed(body) + parser.close())
+    with SSEServer(body, end_with_204=True) as server:
+        results = read_every_drop("sync", server, range(len(body)), state=mutant)
+    wrong = [drop for drop, items in enumerate(results) if visible(items) != expected]
+    assert wrong, f"{mutant.__name__} passed the harness"
