@@ -27,6 +27,9 @@ The standard's rules, as this client applies them:
   :data:`INITIAL_RECONNECTION_MS`) and reconnects with ``Last-Event-ID`` set
   to the last event ID (the parser of the new connection starts from it, so
   the ID persists); a partial event at a drop is discarded;
+* events are the parser's, except that ``retry`` keeps the value the stream
+  set on an earlier connection (the reconnection time persists; a new
+  parser's would be ``None``);
 * a 204 stops the client for good (``ended == "204"``); any other status or
   content type raises :class:`ConnectionFailed` and does not reconnect.
 
@@ -55,7 +58,7 @@ import random
 import time
 from contextlib import aclosing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
 import httpx
@@ -131,6 +134,7 @@ class ResumeState:
         self.backoff = backoff
         self.max_reconnects = max_reconnects
         self.parser_options = dict(parser_options or {})
+        self.stream_retry: int | None = None  # the last retry the stream sent, on any connection
         self.attempts = 0
         self.failures = 0
         self.delivered = False
@@ -154,7 +158,11 @@ class ResumeState:
         return SSEParser(self.profile, last_event_id=self.last_event_id, **self.parser_options)
 
     def items(self, parser: SSEParser, chunk: bytes | None) -> Iterator[Item]:
-        """The items ``chunk`` completes (``None``: the stream ended), remembered as handed over."""
+        """The items ``chunk`` completes (``None``: the stream ended), remembered as handed over.
+
+        An event's ``retry`` is the stream's, whichever connection set it: the
+        parser of a later connection has not seen it, the client has.
+        """
         if chunk is None:
             try:
                 found = parser.close()
@@ -164,12 +172,14 @@ class ResumeState:
             found = parser.feed(chunk)
         for item in found:
             if isinstance(item, Event):
+                if item.retry is None and self.stream_retry is not None:  # set on an earlier connection
+                    item = replace(item, retry=self.stream_retry)
                 self.last_event_id = item.last_event_id
                 self.delivered = True
             yield item
         self.last_event_id = parser.last_event_id
         if parser.retry is not None:
-            self.reconnection_ms = parser.retry
+            self.reconnection_ms = self.stream_retry = parser.retry
 
     def next_delay(self, *, now: bool = False) -> float | None:
         """Seconds to wait before reconnecting, or ``None`` when reconnecting is over."""
