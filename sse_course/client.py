@@ -27,6 +27,9 @@ The standard's rules, as this client applies them:
   :data:`INITIAL_RECONNECTION_MS`) and reconnects with ``Last-Event-ID`` set
   to the last event ID (the parser of the new connection starts from it, so
   the ID persists); a partial event at a drop is discarded;
+* events are the parser's, except that ``retry`` keeps the value the stream
+  set on an earlier connection (the reconnection time persists; a new
+  parser's would be ``None``);
 * a 204 stops the client for good (``ended == "204"``); any other status or
   content type raises :class:`ConnectionFailed` and does not reconnect.
 
@@ -55,7 +58,7 @@ import random
 import time
 from contextlib import aclosing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
 import httpx
@@ -131,15 +134,19 @@ class ResumeState:
         self.backoff = backoff
         self.max_reconnects = max_reconnects
         self.parser_options = dict(parser_options or {})
+        self.stream_retry: int | None = None  # the last retry the stream sent, on any connection
         self.attempts = 0
         self.failures = 0
         self.delivered = False
 
-    def headers(self, extra: Mapping[str, str]) -> dict[str, str]:
+    def headers(self, extra: Mapping[str, str]) -> dict[str, str | bytes]:
         """Start an attempt: the caller's headers, the event-stream ones, and ``Last-Event-ID`` if there is one."""
         self.attempts += 1
         self.delivered = False
-        return {**extra, **sse_headers(self.last_event_id)}
+        headers: dict[str, str | bytes] = {**extra, **sse_headers()}
+        if self.last_event_id:  # any text but NUL, CR, LF: sent as UTF-8, as browsers do
+            headers["Last-Event-ID"] = self.last_event_id.encode("utf-8")
+        return headers
 
     def open(self, response: httpx.Response) -> SSEParser | None:
         """A new parser for a good response; ``None`` for a 204; raise for anything else."""
@@ -151,7 +158,11 @@ class ResumeState:
         return SSEParser(self.profile, last_event_id=self.last_event_id, **self.parser_options)
 
     def items(self, parser: SSEParser, chunk: bytes | None) -> Iterator[Item]:
-        """The items ``chunk`` completes (``None``: the stream ended), remembered as handed over."""
+        """The items ``chunk`` completes (``None``: the stream ended), remembered as handed over.
+
+        An event's ``retry`` is the stream's, whichever connection set it: the
+        parser of a later connection has not seen it, the client has.
+        """
         if chunk is None:
             try:
                 found = parser.close()
@@ -161,12 +172,14 @@ class ResumeState:
             found = parser.feed(chunk)
         for item in found:
             if isinstance(item, Event):
+                if item.retry is None and self.stream_retry is not None:  # set on an earlier connection
+                    item = replace(item, retry=self.stream_retry)
                 self.last_event_id = item.last_event_id
                 self.delivered = True
             yield item
         self.last_event_id = parser.last_event_id
         if parser.retry is not None:
-            self.reconnection_ms = parser.retry
+            self.reconnection_ms = self.stream_retry = parser.retry
 
     def next_delay(self, *, now: bool = False) -> float | None:
         """Seconds to wait before reconnecting, or ``None`` when reconnecting is over."""
@@ -177,7 +190,7 @@ class ResumeState:
             return 0.0
         if self.backoff is None:
             return self.reconnection_ms / 1000
-        return self.backoff.delay_ms(self.reconnection_ms, self.failures - 1) / 1000
+        return self.backoff.delay_ms(self.reconnection_ms, max(0, self.failures - 1)) / 1000
 
 
 def request_body(content: bytes | str | None, json: Any, headers: Mapping[str, str]) -> tuple[bytes | None, dict]:
@@ -233,6 +246,7 @@ class _ClientBase:
         self.ended: str | None = None
         self.closed = False
         self.restarting = False
+        self.restart_from: str | None = None
 
     @property
     def last_event_id(self) -> str:
@@ -252,14 +266,14 @@ class _ClientBase:
     def restart(self, last_event_id: str | None = None) -> None:
         """Beyond the standard: drop the connection after the current chunk's items and
         reconnect at once (optionally from another ID); after a 204 or the last
-        reconnection, iterating again starts anew."""
+        reconnection, iterating again starts anew (``max_reconnects`` counted afresh)."""
         if self.closed:
             raise RuntimeError("this client is closed; create a new one")
-        if last_event_id is not None:
-            self.state.last_event_id = last_event_id
+        self.restart_from = last_event_id
         self.restarting = True
-        self.ended = None
-        self.state.attempts = 0
+        if self.ended is not None:  # over: iterating again starts with a fresh max_reconnects
+            self.ended = None
+            self.state.attempts = 0
 
     def _request(self) -> dict[str, Any]:
         return {
@@ -280,7 +294,9 @@ class _ClientBase:
             self.ended = "closed"
             return None
         delay = self.state.next_delay(now=self.restarting)
-        self.restarting = False
+        if self.restart_from is not None:
+            self.state.last_event_id = self.restart_from
+        self.restarting, self.restart_from = False, None
         if delay is None:
             self.ended = "max_reconnects"
         return delay
@@ -304,6 +320,8 @@ class EventSourceClient(_ClientBase):
         self.close()
 
     def __iter__(self) -> Iterator[Item]:
+        if self.running is not None:  # a loop left with break: its connection goes now
+            self.running.close()  # type: ignore[attr-defined]
         self.running = self.events()
         return self.running
 
@@ -367,6 +385,7 @@ class AsyncEventSourceClient(_ClientBase):
         self.owns_client = client is None
         self.http = client if client is not None else httpx.AsyncClient()
         self.sleep = sleep
+        self.response: httpx.Response | None = None
         self.running: AsyncIterator[Item] | None = None
 
     async def __aenter__(self) -> AsyncEventSourceClient:
@@ -398,23 +417,31 @@ class AsyncEventSourceClient(_ClientBase):
 
     async def _one_connection(self) -> AsyncIterator[Item]:
         async with self.http.stream(**self._request()) as response:
-            parser = self.state.open(response)
-            if parser is None:
-                self.ended = "204"
-                return
-            async for chunk in response.aiter_bytes():
-                for item in self.state.items(parser, chunk):
-                    yield item
-                if self._stop_reading():
+            self.response = response
+            try:
+                parser = self.state.open(response)
+                if parser is None:
+                    self.ended = "204"
                     return
-            for item in self.state.items(parser, None):
-                yield item
+                async for chunk in response.aiter_bytes():
+                    for item in self.state.items(parser, chunk):
+                        yield item
+                    if self._stop_reading():
+                        return
+                for item in self.state.items(parser, None):
+                    yield item
+            finally:
+                self.response = None
 
     async def aclose(self) -> None:
         """End iterating and close the connection (and the httpx client, if it is ours)."""
         self.closed = True
         self.ended = self.ended or "closed"
         if self.running is not None:
-            await self.running.aclose()  # type: ignore[attr-defined]
+            try:
+                await self.running.aclose()  # type: ignore[attr-defined]
+            except RuntimeError:  # another task is inside it right now: cut its connection instead
+                if self.response is not None:
+                    await self.response.aclose()
         if self.owns_client:
             await self.http.aclose()

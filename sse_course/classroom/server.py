@@ -114,9 +114,12 @@ async def read_head(reader: asyncio.StreamReader) -> tuple[str, dict[str, str]]:
 
 
 async def read_request_head(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str]]:
-    """Read a request head; return its method, path (no query) and headers (names lower-cased)."""
+    """Read a request head; return its method, path (no query) and headers (names lower-cased).
+
+    Header values are read as UTF-8: a ``Last-Event-ID`` may hold any text.
+    """
     head = await reader.readuntil(b"\r\n\r\n")
-    request_line, *lines = head.decode("latin-1").split("\r\n")[:-2]
+    request_line, *lines = head.decode("utf-8", errors="replace").split("\r\n")[:-2]
     headers = dict(line.split(":", 1) for line in lines if ":" in line)
     method, _, rest = request_line.partition(" ")
     path = rest.partition(" ")[0].partition("?")[0]
@@ -218,6 +221,13 @@ class SSEServer:
     def describe(self) -> str:
         """The planned writes, with each cut drawn as ' | '."""
         return " | ".join(repr(chunk) for chunk in self.writes)
+
+    def replan(self, drops: Sequence[int]) -> None:
+        """Start counting connections anew with these drop points (one server, many cases)."""
+        self.drops = list(drops)
+        self.streams_served = 0
+        self.requests.clear()
+        self.log.clear()
 
     def resume_offset(self, last_event_id: str) -> int:
         """Where a request carrying ``last_event_id`` starts in the body (0 if unknown)."""
