@@ -226,3 +226,10 @@ def test_the_initial_wait_is_the_package_clients() -> None:
     from sse_course.client import INITIAL_RECONNECTION_MS
 
     assert INITIAL_RETRY_MS == INITIAL_RECONNECTION_MS
+
+
+def test_every_right_run_delivers_the_whole_stream_once_whatever_the_drop() -> None:
+    for drop in range(len(STREAM) + 1):
+        run = planned_run(drop)
+        assert [event for conn in run for event in conn.events] == expected_events(), drop
+        assert run[-1].status == 204 and all(conn.status == 200 for conn in run[:-1])

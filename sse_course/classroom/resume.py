@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ipywidgets import HTML, IntSlider, Layout, VBox
@@ -140,18 +140,25 @@ class Connection:
 def planned_run(drop_at: int | None, blocks: Sequence[bytes] = BLOCKS) -> list[Connection]:
     """The standard's client on a :class:`DroppingServer`: connection by connection."""
     server = DroppingServer(drop_at, blocks)
-    connections, last_event_id, retry = [], "", INITIAL_RETRY_MS
+    connections, last_event_id, stream_retry = [], "", None
     while True:
         reply = server(last_event_id)
         if reply.status == 204:
             return [*connections, Connection(last_event_id, 204)]
         delivered = b"".join(reply.chunks)
         parser = SSEParser("browser", last_event_id=last_event_id)
-        events = parser.feed(delivered) + parser.close()
-        retry = retry if parser.retry is None else parser.retry
+        events = [with_retry(event, stream_retry) for event in parser.feed(delivered) + parser.close()]
+        stream_retry = stream_retry if parser.retry is None else parser.retry
+        retry = INITIAL_RETRY_MS if stream_retry is None else stream_retry
         kept = delivered.rfind(b"\n\n") + 2 if b"\n\n" in delivered else 0  # blocks end with LF LF
         sent, last_event_id = last_event_id, parser.last_event_id
         connections.append(Connection(sent, 200, delivered, kept, tuple(events), last_event_id, retry))
+
+
+def with_retry(event: Event, stream_retry: int | None) -> Event:
+    """An event's ``retry`` is the stream's, even when an earlier connection set it
+    (as the package's client reports it): a new parser alone would say None."""
+    return event if event.retry is not None or stream_retry is None else replace(event, retry=stream_retry)
 
 
 def expected_events(blocks: Sequence[bytes] = BLOCKS) -> list[Event]:
