@@ -233,3 +233,18 @@ def test_every_right_run_delivers_the_whole_stream_once_whatever_the_drop() -> N
         run = planned_run(drop)
         assert [event for conn in run for event in conn.events] == expected_events(), drop
         assert run[-1].status == 204 and all(conn.status == 200 for conn in run[:-1])
+
+
+def test_a_generator_loop_is_run_and_its_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
+    def as_generator(connect: Any, sleep: Any) -> Any:
+        yield from make_follow()(connect, sleep)
+
+    check_follow(as_generator)
+    assert capsys.readouterr().out.startswith("Correct: follow")
+
+    def stub_generator(connect: Any, sleep: Any) -> Any:
+        raise NotImplementedError
+        yield
+
+    check_follow(stub_generator)
+    assert capsys.readouterr().out.startswith("Not attempted yet")
