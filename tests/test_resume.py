@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +29,7 @@ from sse_course.classroom.resume import (
     try_follow,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 END_OF = {number: len(b"".join(BLOCKS[:number])) for number in range(len(BLOCKS) + 1)}
 
 
@@ -248,3 +251,9 @@ def test_a_generator_loop_is_run_and_its_stub_is_not_attempted(capsys: pytest.Ca
 
     check_follow(stub_generator)
     assert capsys.readouterr().out.startswith("Not attempted yet")
+
+
+def test_lesson_10_tags_its_explorer_for_the_browser_test() -> None:
+    cells = json.loads((ROOT / "notebooks" / "10-reconnect-and-resume.ipynb").read_text(encoding="utf-8"))["cells"]
+    tagged = [cell for cell in cells if "explorer" in cell["metadata"].get("tags", [])]
+    assert len(tagged) == 1 and "ResumeExplorer(" in "".join(tagged[0]["source"])
