@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import re
 import socket
 import time
 import zlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -458,3 +460,16 @@ def test_the_drop_point_harness_rejects_a_wrong_client(mutant: type) -> None:
         results = read_every_drop("sync", server, range(len(body)), state=mutant)
     wrong = [drop for drop, items in enumerate(results) if visible(items) != expected]
     assert wrong, f"{mutant.__name__} passed the harness"
+
+
+# --- the README section's example runs and prints what it says -------------------------------------
+
+README_SECTION = Path(__file__).resolve().parent.parent / "docs" / "client-readme-section.md"
+
+
+def test_the_readme_example_prints_what_the_readme_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    text = README_SECTION.read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    shown = re.search(r"```text\n(.*?)```", text, re.S).group(1)
+    exec(compile(code, str(README_SECTION), "exec"), {})
+    assert capsys.readouterr().out == shown
