@@ -42,7 +42,7 @@ from codecs import utf_8_decode
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
-from .decoding import BOM
+from .decoding import BOM_BYTES
 from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, SSEError
 from .events import Comment, Event
 from .layered import LayeredSSEParser, Lifecycle, Profile, as_chunk
@@ -50,17 +50,27 @@ from .lines import LINE_END
 
 #: The bytes that end a line (as ints: ``in`` on bytes compares ints).
 LF, CR = 10, 13
-BOM_BYTES = BOM.encode()
 LF_END, CRLF_END = b"\n", b"\r\n"
 LF_BLANK, CRLF_BLANK = (LF_END, LF_END * 2), (CRLF_END, CRLF_END * 2)  # a line end, and a blank line after it
 
-#: Held bytes past this size without a line end are a long line: decoded as they come.
-PIECE_BYTES = 64 * 1024
+#: A first line held longer than this is cut off on its own (the block search
+#: looks at every byte; ``memchr`` finds a line end many times faster).
+LONG_LINE_BYTES = 4096
+
+#: Held bytes past this size get a look: without a line end they are a long line,
+#: decoded as they come and handed to the line splitter.
+PIECE_BYTES = 16 * 1024
 
 
 def _lines(text: str) -> list[str]:
     """``text`` cut at every line end (CR, LF, CRLF), like ``str.split`` cuts at a separator."""
     return LINE_END.split(text) if "\r" in text else text.split("\n")
+
+
+def first_line_end(buffer: bytes | bytearray) -> int:
+    """Where the first line ends: the first CR or LF (by ``memchr``; -1 if none)."""
+    lf, cr = buffer.find(LF), buffer.find(CR)
+    return lf if cr < 0 or 0 <= lf < cr else cr
 
 
 def lines_end(buffer: bytes | bytearray) -> int:
@@ -198,12 +208,23 @@ class SSEParser:
         if splitter.skip_lf and held[0] == LF:  # the LF of a CRLF whose CR was handed over
             del held[:1]
             skipped = 1
+        events: list[Event | Comment] = []
+        if (end := first_line_end(held)) > LONG_LINE_BYTES:
+            try:
+                events = self._long_first_line(end)
+            except UnicodeDecodeError:
+                return self._layered_after(events, skipped, 0)
+            except SSEError as err:
+                self._life.fail(err, list(err.completed or []))
+            if LF not in held and CR not in held:
+                self._handed += skipped
+                self._room = self._room_left()
+                return events
         line_end, blank = CRLF_BLANK if CR in held else LF_BLANK
         blocks = held.split(blank)  # each a block of lines, then a blank line
         tail = blocks.pop()  # complete lines after the last blank line, then the partial line
         whole = lines_end(tail) if CR in line_end else tail.rfind(b"\n") + 1
         continued = self._continued  # the first line held continues a partial one
-        events: list[Event | Comment] = []
         done = 0  # bytes handed over
         try:
             for block in blocks:
@@ -235,19 +256,45 @@ class SSEParser:
             self._room, self._continued = self._at_rest, False
         return events
 
+    def _long_first_line(self, end: int) -> list[Event | Comment]:
+        """Hand over the first line held, which is long, up to its line end at ``end``:
+        cut off where ``memchr`` found it, so that the block search (a byte at a time)
+        never scans it; a data line's value is sliced before it is decoded or joined."""
+        held, splitter, assembler, errors = self._held, self._splitter, self._assembler, self._errors
+        size = 2 if held[end] == CR and held[end + 1 : end + 2] == b"\n" else 1
+        events: list[Event | Comment] = []
+        if not self._continued and held.startswith(b"data: "):
+            assembler.add_data(held[6:end].decode("utf-8", errors))
+        else:
+            text = held[:end].decode("utf-8", errors)
+            if self._continued and splitter.starts_with("data: "):
+                assembler.add_data(splitter.take_partial(text, 6))
+            elif (item := assembler.feed_line(splitter.take_partial(text) if self._continued else text)) is not None:
+                events.append(item)  # a comment: the line is not blank, so it dispatches nothing
+        splitter.lines_cut(held[end + size - 1] == CR)
+        self._handed += end + size
+        del held[: end + size]
+        self._continued = False
+        return events
+
     def _block(self, block: bytearray, line_end: bytes, continued: bool, events: list) -> None:
         """A block of lines, then its blank line, onto ``events``. A run of ``data: `` lines
         that ends the block, all ending in ``line_end``, becomes one value in one C-level
         ``replace``; everything is decoded before anything is handed over."""
         assembler, errors = self._assembler, self._errors
+        if continued:  # its first line is the end of a long one
+            if LF not in block and CR not in block and self._splitter.starts_with("data: "):
+                events.append(assembler.dispatch_data(self._splitter.take_partial(block.decode("utf-8", errors), 6)))
+            else:
+                events += assembler.feed(self._block_lines(block, continued) + [""])
+            return
         next_data = line_end + b"data: "
-        found = -1 if continued or block.startswith(b"data: ") else block.find(next_data)
+        found = -1 if block.startswith(b"data: ") else block.find(next_data)
         run = block[found + len(line_end) :] if found >= 0 else block
         value = run[6:].replace(next_data, b"\n")
         ends = run.count(LF)
         if (  # every line of the run is a data line, and every line end in it is ``line_end``
-            not continued
-            and run.startswith(b"data: ")
+            run.startswith(b"data: ")
             and len(run) - 6 - len(value) == ends * (len(next_data) - 1)
             and run.count(CR) == (ends if len(line_end) == 2 else 0)
         ):
@@ -256,13 +303,13 @@ class SSEParser:
             events += assembler.feed(head)  # the lines before the run
             events.append(assembler.dispatch_data(text))
         else:
-            events += assembler.feed(self._block_lines(block, continued) + [""])
+            events += assembler.feed(self._block_lines(block, False) + [""])
 
     def _block_lines(self, block: bytearray, continued: bool) -> list[str]:
         """A block's lines, decoded; the first one joined to the partial line it continues."""
         lines = _lines(block.decode("utf-8", self._errors))
         if continued:
-            lines[0] = self._splitter.take_partial() + lines[0]
+            lines[0] = self._splitter.take_partial(lines[0])
         return lines
 
     def _layered_after(self, events: list[Event | Comment], skipped: int, done: int) -> list[Event | Comment]:
@@ -280,24 +327,30 @@ class SSEParser:
             err.events = events + err.events
             raise
 
-    def _piece(self) -> None:
-        """The held bytes passed PIECE_BYTES without a blank line: a long line. Its
-        complete lines are handed over, and the rest is decoded now as a piece of
-        the partial line, so that a long line is never held twice."""
+    def _piece(self, chunk: bytes) -> None:
+        """The held bytes and ``chunk``, which has no line end, pass PIECE_BYTES: a long
+        line. The complete lines held are handed over, and the rest is decoded now
+        as a piece of the partial line, so that a long line is never held twice."""
         held = self._held
         if LF in held or CR in held:
             self._cut()  # no blank line is held, so no event comes of it
+        if held:
+            held += chunk
+        data = held if held else chunk  # a large chunk alone is decoded where it is
         try:
-            text, used = utf_8_decode(held, self._errors, False)
+            text, used = utf_8_decode(data, self._errors, False)
         except UnicodeDecodeError:
-            self._through_layers(b"")  # the layered parser reports it, or (browser) never fails
+            self._through_layers(b"" if held else chunk)  # the layered parser reports it
             return
         try:
             self._splitter.extend(text)
         except SSEError as err:
             self._life.fail(err, [])
         self._handed += used
-        del held[:used]  # keeps a character the last chunk's end cut
+        if data is held:
+            del held[:used]  # keeps a character the chunk's end cut
+        else:
+            held += chunk[used:]
         self._room = self._room_left()
 
     def _catch_up(self) -> None:
@@ -362,16 +415,15 @@ class SSEParser:
         if self._room >= 0 and len(held) + len(chunk) <= self._room:
             return self.feed(chunk)  # a bytearray or memoryview that fits
         if self._room >= 0 and len(held) + len(chunk) <= self._stage_room():  # past PIECE_BYTES
-            held += chunk
             if LF in chunk or CR in chunk:
+                held += chunk
                 return self._cut()  # complete lines are handed over, blank or not
-            self._piece()
+            self._piece(chunk)
             return []
-        if self._decoder.at_start and len(chunk) <= PIECE_BYTES:  # the first character through the layers, the rest fast
-            head = len(BOM_BYTES) + 1 if chunk.startswith(BOM_BYTES) else 1
-            rest = chunk[head:]
-            events = self._through_layers(chunk[:head])
-            return self._after(events, lambda: self.feed(rest)) if rest else events
+        decoder = self._decoder
+        if decoder.at_start and not decoder.pending and (skip := decoder.begin(chunk)) is not None:
+            self._refresh()  # the stream has started: the decoder dropped a BOM, or saw none
+            return self.feed(chunk[skip:] if skip else chunk)
         return self._through_layers(chunk)
 
     def _through_layers(self, chunk: bytes) -> list[Event | Comment]:

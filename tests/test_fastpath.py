@@ -71,6 +71,17 @@ def test_same_outcome_as_layered_on_every_fixture_and_partition(fixture: Fixture
     assert first_difference(SSEParser, [fixture], profile) is None
 
 
+#: ``SSE_SOAK=N pytest tests/test_fastpath.py -k "generated or long_lines or state or threshold"``
+#: runs each hypothesis comparison below with N random examples instead of the
+#: CI's fixed ones (the README gives the last soak's command and figures).
+SOAK = int(os.environ.get("SSE_SOAK", "0"))
+
+
+def soak_settings(examples: int) -> settings:
+    """``examples`` examples (derandomized in CI, see conftest.py); SSE_SOAK random ones in a soak."""
+    return settings(max_examples=SOAK or examples, deadline=None, **({"derandomize": False} if SOAK else {}))
+
+
 # --- the comparison is not vacuous -------------------------------------------
 
 
@@ -152,7 +163,7 @@ LIMITS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@soak_settings(200)
 @given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
 def test_same_outcome_on_generated_streams(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
     _, chunks = chunked
@@ -174,7 +185,7 @@ def long_lines(draw: st.DrawFn) -> bytes:
     return b"".join(lines) + draw(st.sampled_from([b"", b"data: tail"]))
 
 
-@settings(max_examples=150, deadline=None)
+@soak_settings(150)
 @given(
     raw=long_lines(),
     sizes=st.lists(st.integers(1, 1500), min_size=1, max_size=6),
@@ -244,7 +255,7 @@ def test_invalid_byte_after_complete_events_has_the_same_offset(line_end: bytes)
         assert got == expected, cuts
 
 
-@settings(max_examples=300, deadline=None)
+@soak_settings(300)
 @given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
 def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
     """Not only the outcome: each feed returns the same events, the reconnection
@@ -449,7 +460,9 @@ def test_a_long_line_fed_one_byte_at_a_time_takes_linear_time() -> None:
 
 
 def test_the_growth_check_rejects_rebuilding_the_held_bytes() -> None:
-    assert one_byte_seconds(RebuildsHeldBytes, 80_000) / one_byte_seconds(RebuildsHeldBytes, 10_000) > 12
+    """The held bytes never pass PIECE_BYTES, so the mistake shows once they may grow."""
+    with mock.patch.object(sse_course.parser, "PIECE_BYTES", 1 << 30):
+        assert one_byte_seconds(RebuildsHeldBytes, 80_000) / one_byte_seconds(RebuildsHeldBytes, 10_000) > 12
 
 
 def test_limit_fires_before_a_huge_chunk_is_decoded() -> None:
@@ -495,15 +508,6 @@ def test_events_are_ordinary_events() -> None:
 
 
 # --- issue 10: the fast path's thresholds, and the defects found there ----------
-
-#: ``SSE_SOAK=100000 pytest tests/test_fastpath.py -k threshold`` runs the threshold
-#: properties with that many examples each (the README gives the last soak's figures).
-SOAK = int(os.environ.get("SSE_SOAK", "0"))
-
-
-def threshold_settings(examples: int) -> settings:
-    return settings(max_examples=SOAK or examples, deadline=None, derandomize=not SOAK)
-
 
 #: Chunk sizes where the fast path changes its mind: a few bytes, around 512,
 #: around PIECE_BYTES (64 KiB), and past it.
@@ -553,14 +557,14 @@ def threshold_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes], dict]:
     return b"".join(lines), chunks, limits
 
 
-@threshold_settings(80)
+@soak_settings(80)
 @given(stream=threshold_streams(), profile=st.sampled_from(PROFILES))
 def test_threshold_streams_same_state_after_every_chunk(stream: tuple, profile: str) -> None:
     raw, chunks, limits = stream
     assert_same_state(raw, chunks, profile, limits)
 
 
-@threshold_settings(40)
+@soak_settings(40)
 @given(stream=threshold_streams(), profile=st.sampled_from(PROFILES))
 def test_threshold_streams_same_outcome(stream: tuple, profile: str) -> None:
     _, chunks, limits = stream
