@@ -669,3 +669,15 @@ def test_issue_10_retry_of_thousands_of_digits_is_ignored(parser_class: type, pr
     parser = parser_class(profile)
     parser.feed(b"retry: " + b"0" * 5000 + b"7\n")
     assert parser.retry == 7  # leading zeros do not count towards the bound
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_room_after_a_cut_counts_the_data_its_last_lines_added(profile: str) -> None:
+    """A cut that ends with data lines, not a blank line, leaves less room: the next
+    data line passes the event limit in its own feed, as in LayeredSSEParser."""
+    chunks = [b"data: x\n\ndata: " + b"0" * 20 + b"\n", b"data: " + b"1" * 20 + b"\n", b"\n"]
+    expected, got = compared(
+        lambda: LayeredSSEParser(profile, max_event_chars=40), lambda: SSEParser(profile, max_event_chars=40), chunks
+    )
+    assert got == expected
+    assert per_read(lambda: SSEParser(profile, max_event_chars=40), chunks) == [[Event("message", "x")]]
