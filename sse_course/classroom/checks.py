@@ -40,15 +40,18 @@ from ..payloads import JSONPayloads
 from . import fixtures as fixture_files
 from .fixtures import Fixture, load_fixtures
 from .harness import (
+    PAIRS_MAX_BYTES,
     Partition,
+    as_event,
     chunks_of,
-    describe,
     find_failure,
+    interesting_cuts,
+    on_boundary,
     partitions,
     reference_outcome,
     run,
-    same_events,
     show_split,
+    without_range,
 )
 from .zoo import ZOO, compose
 
@@ -194,9 +197,11 @@ def all_kept(fixture: Fixture) -> bool:
     return True
 
 
-def all_fixtures(keep: Callable[[Fixture], bool] = all_kept) -> list[Fixture]:
-    """The shipped fixtures then the generated ones, those ``keep`` accepts."""
-    return [fixture for fixture in [*load_fixtures(), *generated_fixtures()] if keep(fixture)]
+def all_fixtures(keep: Callable[[Fixture], bool] = all_kept, first: tuple[str, ...] = ()) -> list[Fixture]:
+    """The shipped fixtures then the generated ones, those ``keep`` accepts; the
+    families in ``first`` lead, so a failure is shown on a fixture that explains it."""
+    found = [fixture for fixture in [*load_fixtures(), *generated_fixtures()] if keep(fixture)]
+    return sorted(found, key=lambda fixture: first.index(fixture.family) if fixture.family in first else len(first))
 
 
 def without_option(*names: str) -> Callable[[Fixture], bool]:
@@ -204,34 +209,305 @@ def without_option(*names: str) -> Callable[[Fixture], bool]:
     return lambda fixture: not set(names) & set(fixture.options)
 
 
+# --- what a caller observes, read by read -----------------------------------
+
+
+class CheckFailed(AssertionError):
+    """A check's verdict. In a notebook only its message is shown: IPython
+    calls ``_render_traceback_`` instead of printing the frames of checks.py."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+#: A parser object has no such state (a learner's parser may not offer it).
+NO_STATE = None
+
+
+@dataclass(frozen=True)
+class Trace:
+    """All a caller can observe of one run: each call's items (``feed`` per
+    chunk, then ``close``), the parser's ``(last_event_id, retry)`` after each
+    call, then the error's class and offset with the items it carried."""
+
+    reads: int
+    calls: tuple[tuple, ...]
+    states: tuple[Any, ...]
+    error: tuple[str, int | None] | None = None
+    carried: tuple = ()
+
+    def items(self) -> list:
+        """Every item, in order: those returned, then those the error carried."""
+        return [item for call in self.calls for item in call] + list(self.carried)
+
+
+def state_of(parser: Any) -> Any:
+    """What a reconnecting client reads from the parser, if it offers it."""
+    try:
+        return (parser.last_event_id, parser.retry)
+    except AttributeError:
+        return NO_STATE
+
+
+def no_state(parser: Any) -> Any:
+    return NO_STATE
+
+
+def trace(
+    factory: Callable[[], Any],
+    chunks: Iterable[Any],
+    normalise: Callable[[Any], Any] = as_event,
+    state: Callable[[Any], Any] = state_of,
+) -> Trace:
+    """Run a fresh object over the chunks, then close it; record what came out."""
+    chunks = list(chunks)
+    calls: list[tuple] = []
+    states: list[Any] = []
+    try:
+        parser = factory()
+        for chunk in [*chunks, None]:
+            out = parser.close() if chunk is None else parser.feed(chunk)
+            calls.append(tuple(normalise(item) for item in out))
+            states.append(state(parser))
+    except Exception as err:  # a wrong layer may raise anything: that is what it did
+        carried = tuple(normalise(item) for item in getattr(err, "events", None) or ())
+        return Trace(len(chunks), tuple(calls), tuple(states), (type(err).__name__, getattr(err, "offset", None)), carried)
+    return Trace(len(chunks), tuple(calls), tuple(states))
+
+
+def same_item(expected: Any, got: Any) -> bool:
+    """Equal, on the fields a learner's event provides (a ``(type, data)`` pair is enough)."""
+    if isinstance(expected, tuple) and isinstance(got, tuple) and len(got) >= 2:
+        return expected[: len(got)] == got
+    return expected == got
+
+
+def same_items(expected: list, got: list) -> bool:
+    return len(expected) == len(got) and all(same_item(e, g) for e, g in zip(expected, got))
+
+
+@dataclass(frozen=True)
+class Difference:
+    """How a run differs from the reference: ``kind`` stays fixed while the
+    split is shrunk; ``says`` is the sentence for the learner."""
+
+    kind: tuple
+    says: str
+
+
+def _call_name(index: int, reads: int) -> str:
+    return "close()" if index == reads else f"read {index + 1}"
+
+
+def _items_difference(where: str, expected: list, got: list, total_e: list, total_g: list, noun: str) -> Difference:
+    """The direction of the first difference, found at the call ``where``."""
+    if len(got) < len(expected) and same_items(expected[: len(got)], got):
+        if len(total_g) >= len(total_e):
+            return Difference(("late",), f"LATE: {where} should give {noun} {expected[len(got)]!r}, your code gives it only in a later call")
+        return Difference(("missing",), f"MISSING: {noun} {expected[len(got)]!r}, expected from {where}, never comes")
+    if len(got) > len(expected):
+        if contains(got, expected) and len(total_g) > len(total_e):
+            return Difference(("extra",), f"EXTRA: by {where} your code gave {_count(len(got), noun)} where the stream holds {len(expected)}")
+        return Difference(
+            ("early",),
+            f"EARLY: by {where} your code gave {_count(len(got), noun)} where {len(expected)} are complete: "
+            f"one came out before the line end or blank line that completes it",
+        )
+    if len(got) < len(expected):
+        return Difference(("missing",), f"MISSING: by {where} your code gave {_count(len(got), noun)} where {len(expected)} are complete")
+    j = next(j for j, (e, g) in enumerate(zip(expected, got)) if not same_item(e, g))
+    return Difference(("value",), f"WRONG VALUE: {noun} {j + 1} (from {where}) should be {expected[j]!r}, your code gives {got[j]!r}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def contains(longer: list, shorter: list) -> bool:
+    """Is ``shorter`` a subsequence of ``longer`` (the rest being extra items)?"""
+    rest = iter(longer)
+    return all(any(same_item(item, other) for other in rest) for item in shorter)
+
+
+def difference(expected: Trace, got: Trace, noun: str = "event") -> Difference | None:
+    """The first thing a caller would see differ, or None: items read by read,
+    the parser's state after each call, then the error (class and offset)."""
+    so_far_e: list = []
+    so_far_g: list = []
+    for i, (call_e, call_g) in enumerate(zip(expected.calls, got.calls)):
+        so_far_e += call_e
+        so_far_g += call_g
+        if not same_items(so_far_e, so_far_g):
+            return _items_difference(_call_name(i, expected.reads), so_far_e, so_far_g, expected.items(), got.items(), noun)
+        state_e, state_g = expected.states[i], got.states[i]
+        if NO_STATE not in (state_e, state_g) and state_e != state_g:
+            name = "last_event_id" if state_e[0] != state_g[0] else "retry"
+            value_e, value_g = (state_e[0], state_g[0]) if name == "last_event_id" else (state_e[1], state_g[1])
+            return Difference(
+                ("state", name),
+                f"WRONG VALUE: after {_call_name(i, expected.reads)}, parser.{name} should be {value_e!r}, yours is {value_g!r}"
+                + (" (what a reconnecting client sends as Last-Event-ID)" if name == "last_event_id" else ""),
+            )
+    if (expected.error and expected.error[0]) != (got.error and got.error[0]):
+        return _error_difference(expected.error, got.error)
+    total_e, total_g = expected.items(), got.items()
+    if not same_items(total_e, total_g):
+        return _items_difference("the whole stream", total_e, total_g, total_e, total_g, noun)
+    return _error_difference(expected.error, got.error)
+
+
+def _error_difference(expected: tuple | None, got: tuple | None) -> Difference | None:
+    if expected == got:
+        return None
+    if got is None:
+        return Difference(("error", expected[0], None), f"MISSING ERROR: the stream should raise {_error(expected)}, your code raises nothing")
+    if expected is None:
+        return Difference(("error", None, got[0]), f"EXTRA ERROR: your code raises {_error(got)}, where the stream is fine")
+    if expected[0] != got[0]:
+        return Difference(("error", expected[0], got[0]), f"WRONG ERROR: expected {_error(expected)}, your code raises {_error(got)}")
+    return Difference(("offset",), f"WRONG VALUE: {_error(expected)} is right, your code says byte {got[1]}: count from the start of the stream, bytes held from earlier reads included")
+
+
+def _error(error: tuple) -> str:
+    return error[0] + ("" if error[1] is None else f" at byte {error[1]}")
+
+
+def show_trace(found: Trace) -> str:
+    """Each call's items, then the error, as one line."""
+    calls = "[" + ", ".join("[" + ", ".join(repr(item) for item in call) + "]" for call in found.calls) + "]"
+    return calls + (f" then {_error(found.error)}" if found.error else "")
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def reference_trace(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+    """What the package's layered parser gives: the oracle every check compares with."""
+    return trace(lambda: compose(profile, dict(options)), chunks_of(raw, cuts))
+
+
+Fails = Callable[[bytes, Partition], "Difference | None"]
+
+
+def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tuple[bytes, Partition, Difference]:
+    """Fewer cuts, then a shorter input (never cutting a character in half),
+    while the run still differs in the same way; then fewer cuts again."""
+
+    def same_kind(trial_raw: bytes, trial_cuts: Partition) -> Difference | None:
+        trial = fails(trial_raw, trial_cuts)
+        return trial if trial is not None and trial.kind == found.kind else None
+
+    def fewer_cuts(raw: bytes, cuts: Partition, found: Difference) -> tuple[Partition, Difference]:
+        i = 0
+        while i < len(cuts):
+            trial = cuts[:i] + cuts[i + 1 :]
+            smaller = same_kind(raw, trial)
+            if smaller is None:
+                i += 1
+            else:
+                cuts, found = trial, smaller
+        return cuts, found
+
+    cuts, found = fewer_cuts(raw, cuts, found)
+    size = max(len(raw) // 2, 1)
+    while size >= 1:
+        start = 0
+        while start < len(raw):
+            smaller = None
+            if on_boundary(raw, start) and on_boundary(raw, start + size):
+                trial_raw, trial_cuts = without_range(raw, cuts, start, size)
+                smaller = same_kind(trial_raw, trial_cuts)
+            if smaller is None:
+                start += size
+            else:
+                raw, cuts, found = trial_raw, trial_cuts, smaller
+        size //= 2
+    start = 0
+    while start < len(raw):  # then one whole character at a time
+        size = next((n for n in range(1, 5) if on_boundary(raw, start + n)), 1)
+        trial_raw, trial_cuts = without_range(raw, cuts, start, size)
+        smaller = same_kind(trial_raw, trial_cuts) if trial_raw else None
+        if smaller is None:
+            start += size
+        else:
+            raw, cuts, found = trial_raw, trial_cuts, smaller
+    cuts, found = fewer_cuts(raw, cuts, found)
+    return raw, cuts, found
+
+
 # --- running everything -----------------------------------------------------
 
 
 Maker = Callable[[str, dict[str, Any]], Any]
 
+#: The fixture families that explain a layer's mistakes, searched first.
+LAYER_FAMILIES = {
+    "decoder": ("utf8", "bom"),
+    "splitter": ("line_ends",),
+    "assembler": ("fields", "ids", "retry", "eof"),
+    "parser": (),
+}
+
+
+def check_partitions(fixture: Fixture) -> list[Partition]:
+    """The fixture's partitions, with ``pairs`` narrowed to pairs holding an
+    interesting cut (inside a character, between CR and LF, after ``data:``,
+    between events): the pairs that catch the zoo, at a third of the cost."""
+    strategies = [name for name in fixture.checked_under if name != "pairs"]
+    found = partitions(fixture.raw, strategies, fixture.cuts)
+    if "pairs" in fixture.checked_under and len(fixture.raw) <= PAIRS_MAX_BYTES:
+        seen = set(found)
+        for first in interesting_cuts(fixture.raw):
+            for other in range(1, len(fixture.raw)):
+                pair = tuple(sorted((first, other)))
+                if first != other and pair not in seen:
+                    seen.add(pair)
+                    found.append(pair)
+    return found
+
 
 def verify(make: Maker, fixtures: list[Fixture], profiles: Iterable[str], what: str) -> str:
-    """Run every fixture under every partition in each profile; raise on the
-    first failure (shrunk to the smallest split), else say what was verified.
-    Then each read's events must come out of that read's ``feed``, not later."""
+    """Run every fixture under every partition in each profile and compare all
+    a caller observes with the package's parser; raise on the first difference,
+    shrunk to the smallest split, else say what was verified."""
     profiles = tuple(profiles)
     count = 0
-    for profile in profiles:
-        for fixture in fixtures:
-            failure = find_failure(lambda: make(profile, fixture.options), fixture, profile, exact_errors=False)
-            if failure is not None:
-                shown_whole = failure.raw == fixture.raw and fixture.family != "generated"
-                about = f"\n({fixture.about})" if fixture.about and shown_whole else ""
-                raise AssertionError(f"{what} is wrong on {failure}{about}")
-            late = late_events(lambda: make(profile, fixture.options), fixture, profile)
-            if late is not None:
-                raise AssertionError(f"{what} returns an event late on {late}")
-            count += len(partitions(fixture.raw, fixture.checked_under, fixture.cuts))
+    for fixture in fixtures:
+        for profile in profiles:
+            options = tuple(sorted(fixture.options.items()))
+
+            def fails(raw: bytes, cuts: Partition) -> Difference | None:
+                got = trace(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
+                return difference(reference_trace(raw, cuts, profile, options), got)
+
+            chosen = check_partitions(fixture)
+            for cuts in chosen:
+                found = fails(fixture.raw, cuts)
+                if found is not None:
+                    raise CheckFailed(failure_message(what, fixture, profile, make, *shrink(fails, fixture.raw, cuts, found)))
+            count += len(chosen)
     shipped = sum(fixture.family != "generated" for fixture in fixtures)
     return (
-        f"gives the expected events, read by read, and error types on {shipped} fixtures and "
+        f"gives the expected events read by read, parser.last_event_id and retry after each read, "
+        f"and the expected errors (class and offset) on {shipped} fixtures and "
         f"{len(fixtures) - shipped} generated streams, under {count} partitions in all "
         f"(profile{'s' if len(profiles) > 1 else ''} {' and '.join(profiles)})"
+    )
+
+
+def failure_message(what: str, fixture: Fixture, profile: str, make: Maker, raw: bytes, cuts: Partition, found: Difference) -> str:
+    """The learner's bug report: the direction, the fixture and why it matters,
+    the smallest split, then each call's events, expected against got."""
+    options = tuple(sorted(fixture.options.items()))
+    expected = reference_trace(raw, cuts, profile, options)
+    got = trace(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
+    about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
+    shortened = "" if raw == fixture.raw else ", shortened"
+    reads = len(chunks_of(raw, cuts))
+    return (
+        f"{what} is wrong: {found.says}.\n"
+        f"fixture {fixture.id}{shortened} [{profile}]{about}, under the split ({reads} read{'s' if reads > 1 else ''})\n"
+        f"    {show_split(raw, cuts)}\n"
+        f"each feed(), then close():\n"
+        f"expected: {show_trace(expected)}\n     got: {show_trace(got)}"
     )
 
 
@@ -241,36 +517,7 @@ PER_READ_STRATEGIES = ("single", "empty_reads", "one_byte", "interesting")
 
 def per_read(factory: Callable[[], Any], chunks: list[bytes]) -> list[list]:
     """The events each ``feed`` returned, then ``close()``'s, up to an error."""
-    calls: list[list] = []
-    try:
-        parser = factory()
-        for chunk in chunks:
-            calls.append(list(parser.feed(chunk)))
-        calls.append(list(parser.close()))
-    except Exception:  # the error itself is compared by find_failure
-        pass
-    return calls
-
-
-def late_events(factory: Callable[[], Any], fixture: Fixture, profile: str) -> str | None:
-    """The fewest-cuts split where some ``feed`` returns other events than the
-    package's parser returns for that read (an event held back for a later read)."""
-    reference = functools.partial(SSEParser, profile, **fixture.options)
-    for cuts in partitions(fixture.raw, PER_READ_STRATEGIES, fixture.cuts):
-        chunks = chunks_of(fixture.raw, cuts)
-        expected, got = per_read(reference, chunks), per_read(factory, chunks)
-        if not all(same_events(e, g) for e, g in zip(expected, got)):
-            return (
-                f"{fixture.id} [{profile}] under the split\n    {show_split(fixture.raw, cuts)}\n"
-                f"each read's events, then close()'s:\n"
-                f"expected: {_calls(expected)}\n     got: {_calls(got)}\n"
-                "(feed() must return every event its chunk completes, without waiting for the next read)"
-            )
-    return None
-
-
-def _calls(calls: list[list]) -> str:
-    return "[" + ", ".join(describe(call, None) for call in calls) + "]"
+    return [list(call) for call in trace(factory, chunks, normalise=lambda item: item).calls]
 
 
 def accepts_limits(factory: Callable[..., Any]) -> bool:
@@ -297,13 +544,13 @@ def refuses_huge_chunk(parser: Any, what: str) -> str:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     if not got.startswith("LineTooLong"):
-        raise AssertionError(
+        raise CheckFailed(
             f"{what} is wrong on one chunk of {len(chunk)} bytes with no line end, max_line_chars={HUGE_LIMIT}\n"
             f"    b'data: xxxxxxxx...'  (a single read)\n"
             f"expected: LineTooLong raised by that feed()\n     got: {got[:200]}"
         )
     if peak > HUGE_PEAK_BYTES:
-        raise AssertionError(
+        raise CheckFailed(
             f"{what} raised LineTooLong only after holding {peak // 1024} KiB for a {HUGE_LIMIT}-character "
             f"limit (allowed: {HUGE_PEAK_BYTES // 1024} KiB): check the limit before buffering the chunk"
         )
@@ -333,12 +580,12 @@ def check_parser(factory: Callable[..., Any], profile: str = "strict") -> str:
 # --- the layers -------------------------------------------------------------
 
 
-def verify_layer(slot: str, make_layer: Maker, keep: Callable[[Fixture], bool], what: str) -> str:
+def verify_layer(slot: str, make_layer: Maker, keep: Callable[[Fixture], bool], what: str, first: tuple[str, ...] = ()) -> str:
     """Verify a learner's layer in the package's parser, in place of its ``slot``
     (``decoder``, ``splitter`` or ``assembler``), in both profiles."""
     return verify(
         lambda profile, options: compose(profile, options, **{slot: make_layer(profile, options)}),
-        all_fixtures(keep),
+        all_fixtures(keep, first or LAYER_FAMILIES[slot]),
         PROFILES,
         what,
     )
@@ -388,7 +635,7 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
         limit = options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS)
         return make_one(max_line_chars=limit, strict=_strict(profile))
 
-    verified = verify_layer("splitter", make, all_kept, "your bounded line splitter")
+    verified = verify_layer("splitter", make, all_kept, "your bounded line splitter", ("limits", "line_ends"))
     huge = compose("strict", {}, splitter=make("strict", {"max_line_chars": HUGE_LIMIT}))
     return verified + " " + refuses_huge_chunk(huge, "your bounded line splitter")
 
@@ -489,7 +736,7 @@ def _verify_payloads(factory: Callable[..., Any], what: str) -> str:
     for fixture in fixtures:
         message = payload_failure(factory, fixture)
         if message is not None:
-            raise AssertionError(f"{what} is wrong on {message}")
+            raise CheckFailed(f"{what} is wrong on {message}")
         count += len(partitions(fixture.raw, fixture.checked_under, fixture.cuts))
     return f"gives the package's payloads and errors on {len(fixtures)} payload fixtures under {count} partitions"
 
@@ -521,7 +768,7 @@ def check_split_finder(find: Callable[[Callable[[], Any], bytes], int | None]) -
         expected = first_breaking_cut(factory, raw)
         got = _attempted(find, factory, raw)
         if got != expected:
-            raise AssertionError(_split_message(name or "SSEParser", profile, raw, expected, got, factory))
+            raise CheckFailed(_split_message(name or "SSEParser", profile, raw, expected, got, factory))
     return f"finds the first breaking cut (or None) for {len(SPLIT_CASES)} parsers and streams"
 
 
@@ -568,15 +815,15 @@ def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
     try:
         fixture = fixture_files.fixture_from_spec(family, {"name": "my-fixture", **spec})
     except (KeyError, TypeError, ValueError) as err:
-        raise AssertionError(f"your fixture is not in the fixtures' format ({type(err).__name__}: {err})") from None
+        raise CheckFailed(f"your fixture is not in the fixtures' format ({type(err).__name__}: {err})") from None
     for profile in PROFILES:
         failure = find_failure(lambda: SSEParser(profile, **fixture.options), fixture, profile, shrink=False)
         if failure is not None:
-            raise AssertionError(f"your fixture's expectation is not what the standard says (the package's parser): {failure}")
+            raise CheckFailed(f"your fixture's expectation is not what the standard says (the package's parser): {failure}")
     target = ZOO[TARGET]
     if not list(catches(target, [fixture])):
         outcome = run(lambda: target("strict", **fixture.options), [fixture.raw])
-        raise AssertionError(
+        raise CheckFailed(
             f"your fixture is right, but {TARGET} passes it under every split:\n    {fixture.raw!r}\n"
             f"{TARGET} gives {_events(outcome.events)}, as expected. Its docstring names its mistake."
         )
