@@ -29,11 +29,15 @@ import json
 import random
 import tracemalloc
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import __version__
 from ..errors import DEFAULT_MAX_LINE_CHARS, SSEError
+from ..events import MAX_RETRY_MS, Event
+from ..events import parse_retry as package_parse_retry
+from ..events import split_field as package_split_field
+from ..lines import LineSplitter
 from ..layered import PROFILES
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
@@ -216,6 +220,13 @@ class CheckFailed(AssertionError):
     """A check's verdict. In a notebook only its message is shown: IPython
     calls ``_render_traceback_`` instead of printing the frames of checks.py."""
 
+    def __init__(self, message: str, found: "Difference | None" = None, raw: bytes = b"", cuts: Partition = (), recheck: "Fails | None" = None) -> None:
+        super().__init__(message)
+        self.found = found  # what differs, the split that shows it, and how to re-run it (for tests)
+        self.raw = raw
+        self.cuts = cuts
+        self.recheck = recheck
+
     def _render_traceback_(self) -> list[str]:
         return [f"{type(self).__name__}: {self}"]
 
@@ -253,11 +264,16 @@ def no_state(parser: Any) -> Any:
     return NO_STATE
 
 
+def error_name(err: Exception) -> str:
+    return type(err).__name__
+
+
 def trace(
     factory: Callable[[], Any],
     chunks: Iterable[Any],
     normalise: Callable[[Any], Any] = as_event,
     state: Callable[[Any], Any] = state_of,
+    name: Callable[[Exception], str] = error_name,
 ) -> Trace:
     """Run a fresh object over the chunks, then close it; record what came out."""
     chunks = list(chunks)
@@ -271,7 +287,7 @@ def trace(
             states.append(state(parser))
     except Exception as err:  # a wrong layer may raise anything: that is what it did
         carried = tuple(normalise(item) for item in getattr(err, "events", None) or ())
-        return Trace(len(chunks), tuple(calls), tuple(states), (type(err).__name__, getattr(err, "offset", None)), carried)
+        return Trace(len(chunks), tuple(calls), tuple(states), (name(err), getattr(err, "offset", None)), carried)
     return Trace(len(chunks), tuple(calls), tuple(states))
 
 
@@ -464,7 +480,19 @@ def check_partitions(fixture: Fixture) -> list[Partition]:
     return found
 
 
-def verify(make: Maker, fixtures: list[Fixture], profiles: Iterable[str], what: str) -> str:
+Oracle = Callable[[bytes, Partition, str, tuple], Trace]
+Observe = Callable[[Callable[[], Any], list], Trace]
+
+
+def verify(
+    make: Maker,
+    fixtures: list[Fixture],
+    profiles: Iterable[str],
+    what: str,
+    oracle: Oracle = reference_trace,
+    observe: Observe = trace,
+    noun: str = "event",
+) -> str:
     """Run every fixture under every partition in each profile and compare all
     a caller observes with the package's parser; raise on the first difference,
     shrunk to the smallest split, else say what was verified."""
@@ -475,36 +503,40 @@ def verify(make: Maker, fixtures: list[Fixture], profiles: Iterable[str], what: 
             options = tuple(sorted(fixture.options.items()))
 
             def fails(raw: bytes, cuts: Partition) -> Difference | None:
-                got = trace(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
-                return difference(reference_trace(raw, cuts, profile, options), got)
+                got = observe(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
+                return difference(oracle(raw, cuts, profile, options), got, noun)
 
             chosen = check_partitions(fixture)
             for cuts in chosen:
                 found = fails(fixture.raw, cuts)
                 if found is not None:
-                    raise CheckFailed(failure_message(what, fixture, profile, make, *shrink(fails, fixture.raw, cuts, found)))
+                    raw, cuts, found = shrink(fails, fixture.raw, cuts, found)
+                    expected = oracle(raw, cuts, profile, options)
+                    got = observe(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
+                    message = failure_message(what, fixture, profile, raw, cuts, found, expected, got)
+                    raise CheckFailed(message, found, raw, cuts, fails)
             count += len(chosen)
     shipped = sum(fixture.family != "generated" for fixture in fixtures)
+    generated = f" and {len(fixtures) - shipped} generated streams" if shipped < len(fixtures) else ""
+    state = ", parser.last_event_id and retry after each read," if oracle is reference_trace else ""
     return (
-        f"gives the expected events read by read, parser.last_event_id and retry after each read, "
-        f"and the expected errors (class and offset) on {shipped} fixtures and "
-        f"{len(fixtures) - shipped} generated streams, under {count} partitions in all "
-        f"(profile{'s' if len(profiles) > 1 else ''} {' and '.join(profiles)})"
+        f"gives the expected {noun}s read by read{state} and the expected errors"
+        f"{' (class and offset)' if oracle is reference_trace else ''} on {shipped} fixtures{generated}, "
+        f"under {count} partitions in all (profile{'s' if len(profiles) > 1 else ''} {' and '.join(profiles)})"
     )
 
 
-def failure_message(what: str, fixture: Fixture, profile: str, make: Maker, raw: bytes, cuts: Partition, found: Difference) -> str:
+def failure_message(
+    what: str, fixture: Fixture, profile: str, raw: bytes, cuts: Partition, found: Difference, expected: Trace, got: Trace
+) -> str:
     """The learner's bug report: the direction, the fixture and why it matters,
-    the smallest split, then each call's events, expected against got."""
-    options = tuple(sorted(fixture.options.items()))
-    expected = reference_trace(raw, cuts, profile, options)
-    got = trace(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
+    the smallest split, then what each call returned, expected against got."""
     about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
     shortened = "" if raw == fixture.raw else ", shortened"
     reads = len(chunks_of(raw, cuts))
     return (
         f"{what} is wrong: {found.says}.\n"
-        f"fixture {fixture.id}{shortened} [{profile}]{about}, under the split ({reads} read{'s' if reads > 1 else ''})\n"
+        f"fixture {fixture.id}{shortened} [{profile}]{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
         f"    {show_split(raw, cuts)}\n"
         f"each feed(), then close():\n"
         f"expected: {show_trace(expected)}\n     got: {show_trace(got)}"
@@ -657,69 +689,42 @@ class AdapterPipeline:
         return self.adapter.feed(self.parser.close()) + self.adapter.close()
 
 
-@dataclass(frozen=True)
-class PayloadOutcome:
-    """The payloads a pipeline returned, then the error class it raised."""
-
-    values: tuple
-    error: type | None
-
-    def describe(self) -> str:
-        values = "[" + ", ".join(json.dumps(value) for value in self.values) + "]"
-        return values + (f" then {self.error.__name__}" if self.error else "")
-
-
-def payload_outcome(factory: Callable[[], Any], chunks: Iterable[bytes]) -> PayloadOutcome:
-    values: list[Any] = []
-    try:
-        pipeline = factory()
-        for chunk in chunks:
-            values += pipeline.feed(chunk)
-        values += pipeline.close()
-    except Exception as err:  # a wrong adapter may raise anything: that is its outcome
-        return PayloadOutcome(tuple(values), type(err))
-    return PayloadOutcome(tuple(values), None)
-
-
-def payload_error_ok(expected: type | None, got: type | None) -> bool:
+def payload_error_name(err: Exception) -> str:
     """A payload error must be its own ValueError: not an SSE error, and not a
-    bare ``JSONDecodeError`` that names no event."""
-    if expected is None or got is None:
-        return expected is got
-    return issubclass(got, ValueError) and not issubclass(got, (SSEError, json.JSONDecodeError))
+    bare ``JSONDecodeError`` that names no event. Any such class passes as one."""
+    if isinstance(err, ValueError) and not isinstance(err, (SSEError, json.JSONDecodeError)):
+        return "a payload error (its own ValueError)"
+    return type(err).__name__
 
 
-def payload_failure(factory: Callable[..., Any], fixture: Fixture) -> str | None:
-    """The fewest-cuts split where the pipeline differs from the package's, described."""
-    config = fixture.payload.config if fixture.payload else {}
-    for cuts in partitions(fixture.raw, fixture.checked_under, fixture.cuts):
-        chunks = chunks_of(fixture.raw, cuts)
-        expected = payload_outcome(lambda: AdapterPipeline(JSONPayloads(**config)), chunks)
-        got = payload_outcome(lambda: factory(**config), chunks)
-        if got.values != expected.values or not payload_error_ok(expected.error, got.error):
-            return _payload_message(fixture, config, cuts, expected, got)
-    return None
+def payload_trace(factory: Callable[[], Any], chunks: list) -> Trace:
+    return trace(factory, chunks, normalise=lambda value: value, state=no_state, name=payload_error_name)
 
 
-def _payload_message(fixture: Fixture, config: dict, cuts: Partition, expected: PayloadOutcome, got: PayloadOutcome) -> str:
-    note = ""
-    if expected.error and got.error:
-        note = "\n(a payload error must be its own ValueError: not an SSEError, not a bare JSONDecodeError)"
-    return (
-        f"{fixture.id} with config {config} under the split\n    {show_split(fixture.raw, cuts)}\n"
-        f"expected: {expected.describe()}\n     got: {got.describe()}{note}"
-    )
+def payload_oracle(reference: Callable[..., Any]) -> Oracle:
+    """The trace of the package's parser, then ``reference(**config)``, fed each read's events."""
+
+    @functools.lru_cache(maxsize=1 << 14)
+    def oracle(raw: bytes, cuts: Partition, profile: str, config: tuple) -> Trace:
+        return payload_trace(lambda: AdapterPipeline(reference(**dict(config))), chunks_of(raw, cuts))
+
+    return oracle
 
 
 def payload_fixtures() -> list[Fixture]:
-    return [fixture for fixture in load_fixtures() if fixture.payload is not None]
+    """The payload fixtures, their adapter's config as their options."""
+    return [replace(fixture, options=fixture.payload.config) for fixture in load_fixtures() if fixture.payload is not None]
+
+
+JSON_ORACLE = payload_oracle(JSONPayloads)
 
 
 @exercise("your payload pipeline")
 def check_payloads(factory: Callable[..., Any]) -> str:
     """``factory(**config)`` returns a bytes -> payloads pipeline with ``feed(chunk)``
     and ``close()``; ``config`` is ``JSONPayloads``'s (event_types, required_keys, end_marker)."""
-    return _verify_payloads(guarded(factory), "your payload pipeline")
+    make_one = guarded(factory)
+    return verify(lambda _p, config: make_one(**config), payload_fixtures(), ["strict"], "your payload pipeline", JSON_ORACLE, payload_trace, "payload")
 
 
 @exercise("your JSON adapter")
@@ -727,18 +732,299 @@ def check_json_adapter(factory: Callable[..., Any]) -> str:
     """Lesson 06: ``factory(**config)`` returns an adapter with ``feed(events) ->
     list`` and ``close() -> list``, raising its own error for a broken payload."""
     make_one = guarded(factory)
-    return _verify_payloads(lambda **config: AdapterPipeline(make_one(**config)), "your JSON adapter")
+    make = lambda _p, config: AdapterPipeline(make_one(**config))  # noqa: E731
+    return verify(make, payload_fixtures(), ["strict"], "your JSON adapter", JSON_ORACLE, payload_trace, "payload")
 
 
-def _verify_payloads(factory: Callable[..., Any], what: str) -> str:
-    fixtures = payload_fixtures()
-    count = 0
-    for fixture in fixtures:
-        message = payload_failure(factory, fixture)
-        if message is not None:
-            raise CheckFailed(f"{what} is wrong on {message}")
-        count += len(partitions(fixture.raw, fixture.checked_under, fixture.cuts))
-    return f"gives the package's payloads and errors on {len(fixtures)} payload fixtures under {count} partitions"
+# --- exercise 02: where a buffer can be cut ---------------------------------
+
+
+def whole_characters(buffer: bytes) -> int:
+    """How many leading bytes of ``buffer`` can be decoded now: all but a
+    trailing lead byte that promises more bytes than follow it (and those that
+    follow). Bytes that are invalid anyway are left to the decoder to report."""
+    for back in range(1, min(4, len(buffer)) + 1):
+        byte = buffer[-back]
+        if byte < 0x80 or byte >= 0xF8:
+            return len(buffer)
+        if byte >= 0xC0:
+            promised = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(buffer) - back if promised > back else len(buffer)
+    return len(buffer)
+
+
+SAFE_CUT_EXTRA = [b"", b"\x80\x80\x80\x80", b"a\xf8\x80", b"\xe0\x80", b"\xc3\xa9\xc3", b"\xf0\x9f\x98\x80\xf0"]
+
+
+def safe_cut_cases() -> list[bytes]:
+    """Every prefix of every fixture's bytes, and a few edge cases, shortest first."""
+    found = {raw[:end] for fixture in all_fixtures() for raw in [fixture.raw] for end in range(len(raw) + 1)}
+    return sorted(found | set(SAFE_CUT_EXTRA), key=lambda raw: (len(raw), raw))
+
+
+@exercise("your safe_cut")
+def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
+    """Exercise 02: ``safe_cut(buffer)`` is the number of leading bytes that end
+    on a character boundary (a lead byte's promise kept, or broken beyond repair)."""
+    cases = safe_cut_cases()
+    for buffer in cases:
+        expected, got = whole_characters(buffer), _attempted(safe_cut, buffer)
+        if got != expected:
+            direction = "too FEW: whole characters wait for nothing" if isinstance(got, int) and got < expected else "too MANY: a character would be cut in two"
+            raise CheckFailed(
+                f"your safe_cut is wrong: WRONG VALUE, {direction}.\n"
+                f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}\n"
+                f"    decodable now: {buffer[:expected]!r}, held for the next read: {buffer[expected:]!r}"
+            )
+    return f"gives the right cut for {len(cases)} buffers: every prefix of every fixture, and edge cases"
+
+
+# --- exercise 03: lines on bytes ---------------------------------------------
+
+
+class LatinLines:
+    """The package's line splitter on bytes: CR and LF are ASCII, so reading
+    each byte as one Latin-1 character splits bytes exactly as it splits text."""
+
+    def __init__(self, strict: bool) -> None:
+        self.splitter = LineSplitter(strict=strict)
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return [line.encode("latin-1") for line in self.splitter.feed(chunk.decode("latin-1"))]
+
+    def close(self) -> list[bytes]:
+        return [line.encode("latin-1") for line in self.splitter.close()]
+
+
+def line_trace(factory: Callable[[], Any], chunks: list) -> Trace:
+    return trace(factory, chunks, normalise=bytes, state=no_state)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def line_oracle(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+    return line_trace(lambda: LatinLines(_strict(profile)), chunks_of(raw, cuts))
+
+
+@exercise("your byte line splitter")
+def check_byte_lines(factory: Callable[..., Any]) -> str:
+    """Exercise 03: ``factory(strict=...)`` returns a splitter with ``feed(bytes)
+    -> list[bytes]`` and ``close() -> list[bytes]``."""
+    make = by_strictness(factory)
+    fixtures = all_fixtures(without_option("max_line_chars"), ("line_ends",))
+    return verify(make, fixtures, PROFILES, "your byte line splitter", line_oracle, line_trace, "line")
+
+
+# --- exercise 04: fields, and the server's side -----------------------------
+
+
+def field_lines() -> list[str]:
+    """Every line of every fixture (decoded as a browser would), shortest first."""
+    found = {"data", "data:", "data: ", "data:  x", ":", ": x", "a:b:c", "id: 1", "x : y"}
+    for fixture in load_fixtures():
+        text = fixture.raw.decode("utf-8", "replace")
+        found.update(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    return sorted(found, key=lambda line: (len(line), line))
+
+
+RETRY_VALUES = ["0", "7", "0007", "5000", "+5", "-1", " 5", "5 ", "1_000", "1.5", "\u0663", "\u00b2", "\uff15", "", "x",
+                str(MAX_RETRY_MS), str(MAX_RETRY_MS + 1), "0" * 30 + "1", "9" * 5000]
+
+
+@exercise("your split_field and parse_retry")
+def check_fields(split_field: Callable[[str], tuple], parse_retry: Callable[[str], Any]) -> str:
+    """Exercise 04, part 1: both functions against the package's, on every line
+    of every fixture and on the values ``int()`` and ``isdigit()`` get wrong."""
+    lines = field_lines()
+    for name, function, reference, cases in (
+        ("split_field", split_field, package_split_field, lines),
+        ("parse_retry", parse_retry, package_parse_retry, RETRY_VALUES),
+    ):
+        for value in cases:
+            expected = reference(value)
+            try:
+                got = _attempted(function, value)
+            except NotAttempted:
+                raise
+            except Exception as err:  # a wrong function may raise: that is what it did
+                got = f"{type(err).__name__}: {str(err)[:80]}"
+            if got != expected:
+                shown = value if len(value) < 60 else value[:20] + f"... ({len(value)} characters)"
+                raise CheckFailed(f"your {name} is wrong: WRONG VALUE.\n{name}({shown!r}) should be {expected!r}, yours is {got!r}")
+    return f"agree with the standard on {len(lines)} field lines and {len(RETRY_VALUES)} retry values"
+
+
+ENCODE_DATA = ["x", "", " x", "  two", "a:b", ":", "line 1\nline 2", "\n", "\n\n", "tail\n", "caf\u00e9 \U0001f600", "a\u2028b\x85c", '{"k": 1}', "\ufeffbom", "data: x"]
+ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b"]
+ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026"]
+ENCODE_RETRY = [None, 0, 3000]
+ENCODE_REFUSED = [
+    {"data": "a\rb"}, {"data": "x", "event": "a\nb"}, {"data": "x", "event": "a\rb"},
+    {"data": "x", "id": "1\n2"}, {"data": "x", "id": "1\x002"}, {"data": "x", "id": "1\r"}, {"data": "x", "retry": -1},
+]
+
+
+def encode_cases() -> list[dict]:
+    """Each data value with each event type, id and retry in turn."""
+    cases = [{"data": data} for data in ENCODE_DATA]
+    cases += [{"data": "x", "event": event} for event in ENCODE_TYPES]
+    cases += [{"data": data, "id": id_} for id_ in ENCODE_IDS for data in ("x", " x")]
+    cases += [{"data": "x", "retry": retry} for retry in ENCODE_RETRY]
+    return cases
+
+
+def expected_event(case: dict, last_event_id: str, retry: int | None) -> Event:
+    return Event(case.get("event") or "message", case["data"], case["id"] if case.get("id") is not None else last_event_id,
+                 case["retry"] if case.get("retry") is not None else retry)
+
+
+def _encoded(encode: Callable[..., bytes], case: dict) -> Any:
+    try:
+        return _attempted(encode, **case)
+    except NotAttempted:
+        raise
+    except Exception as err:  # that is what it did
+        return err
+
+
+def _call(case: dict) -> str:
+    return "encode(" + ", ".join(f"{key}={value!r}" for key, value in case.items()) + ")"
+
+
+@exercise("your encoder")
+def check_encoder(encode: Callable[..., bytes]) -> str:
+    """Exercise 04, part 2: every stream of ``encode`` calls, read by the
+    package's parser, gives back exactly the events encoded, in both profiles
+    and under every single cut; values no stream can carry raise ValueError."""
+    cases = encode_cases()
+    for first in [{}, {"data": "before", "id": "1", "retry": 10}]:
+        for case in cases:
+            calls = [first, case] if first else [case]
+            encoded = [_encoded(encode, call) for call in calls]
+            bad = next((e for e in encoded if not isinstance(e, bytes)), None)
+            if bad is not None:
+                raise CheckFailed(f"your encoder is wrong: EXTRA ERROR.\n{_call(calls[encoded.index(bad)])} should return bytes, yours gives {bad!r}")
+            raw = b"".join(encoded)
+            expected, last_id, retry = [], "", None
+            for call in calls:
+                expected.append(expected_event(call, last_id, retry))
+                last_id, retry = expected[-1].last_event_id, expected[-1].retry
+            for profile in PROFILES:
+                for cuts in partitions(raw, ("whole", "single")):
+                    got = trace(lambda: SSEParser(profile), chunks_of(raw, cuts))
+                    events = got.items()
+                    if got.error or events != [as_event(e) for e in expected] or got.states[-1] != (last_id, retry):
+                        said = "WRONG VALUE" if len(events) == len(expected) else ("MISSING" if len(events) < len(expected) else "EXTRA")
+                        raise CheckFailed(
+                            f"your encoder is wrong: {said}: a parser reads your bytes as other events.\n"
+                            + "\n".join(_call(call) for call in calls)
+                            + f"\ngave {raw!r}\nunder the split {show_split(raw, cuts)} [{profile}]\n"
+                            f"expected: {[as_event(e) for e in expected]}, parser.last_event_id {last_id!r}\n"
+                            f"     got: {show_trace(got)}, parser.last_event_id {got.states[-1][0] if got.states else '?'!r}"
+                        )
+    for case in ENCODE_REFUSED:
+        got = _encoded(encode, case)
+        if not isinstance(got, ValueError):
+            raise CheckFailed(
+                f"your encoder is wrong: MISSING ERROR: no stream can carry this value.\n"
+                f"{_call(case)} should raise ValueError, yours gives {got!r}"
+            )
+    return f"round-trips {2 * len(cases)} streams through the package's parser in both profiles, and refuses {len(ENCODE_REFUSED)} values no stream can carry"
+
+
+# --- exercise 06: a provider contract with named events ---------------------
+
+
+class ContractError(ValueError):
+    """The provider broke its payload contract (exercise 06 gives its learner this class)."""
+
+
+class ProviderError(ValueError):
+    """The provider reported a failure in an ``error`` event."""
+
+
+class NamedEventsReference:
+    """The contract of exercise 06: ``delta`` events carry ``{"text": str}``;
+    ``error`` carries ``{"message": str}`` and raises ProviderError; ``done``
+    ends the stream; other types are skipped; nothing may follow ``done``,
+    and the stream must not end without it."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.count = 0
+
+    def feed(self, events: Iterable[Event]) -> list[str]:
+        texts = []
+        for event in events:
+            index, self.count = self.count, self.count + 1
+            if self.done:
+                raise ContractError(f"event {index}: {event.type!r} after done")
+            if event.type == "done":
+                self.done = True
+            elif event.type in ("delta", "error"):
+                texts.append(self.field(event, index, "text" if event.type == "delta" else "message"))
+                if event.type == "error":
+                    raise ProviderError(texts.pop())
+        return texts
+
+    def field(self, event: Event, index: int, key: str) -> str:
+        try:
+            value = json.loads(event.data)
+        except json.JSONDecodeError:
+            raise ContractError(f"event {index}: {event.type} data is not JSON") from None
+        if not isinstance(value, dict) or not isinstance(value.get(key), str):
+            raise ContractError(f"event {index}: {event.type} needs a string {key!r}")
+        return value[key]
+
+    def close(self) -> list[str]:
+        if not self.done:
+            raise ContractError(f"the stream ended after {self.count} events without done")
+        return []
+
+
+CONTRACT_STREAMS = {
+    "deltas-then-done": ("Two deltas, then the end event.", 'event: delta\ndata: {"text": "Hel"}\n\nevent: delta\ndata: {"text": "lo"}\n\nevent: done\ndata: {}\n\n'),
+    "ping-and-unknown-skipped": ("Keep-alives and types the contract does not name carry no text.", 'event: ping\ndata: {}\n\n: keep-alive\n\nevent: delta\ndata: {"text": "a"}\n\nevent: usage\ndata: {"tokens": 3}\n\nevent: done\ndata:\n\n'),
+    "text-split-across-reads": ("A character of the text may be cut by any read.", 'event: delta\ndata: {"text": "caf\u00e9 \U0001f600"}\n\nevent: done\ndata: {}\n\n'),
+    "json-on-two-lines": ("Data lines join with LF: JSON may span them.", 'event: delta\ndata: {"text":\ndata:  "two lines"}\n\nevent: done\ndata: {}\n\n'),
+    "delta-not-json": ("A delta whose data is not JSON breaks the contract.", 'event: delta\ndata: {"text": "a"}\n\nevent: delta\ndata: {"text": \n\nevent: done\ndata: {}\n\n'),
+    "delta-without-text": ("A delta must carry a string text.", 'event: delta\ndata: {"content": "a"}\n\nevent: done\ndata: {}\n\n'),
+    "error-event": ("The provider reports a failure: the texts before it arrive, then its message is raised.", 'event: delta\ndata: {"text": "a"}\n\nevent: error\ndata: {"message": "overloaded"}\n\n'),
+    "after-done": ("Nothing may follow the end event.", 'event: done\ndata: {}\n\nevent: delta\ndata: {"text": "late"}\n\n'),
+    "no-done": ("A stream cut before done is not complete, though every event is.", 'event: delta\ndata: {"text": "a"}\n\n'),
+    "sentinel-style": ("A [DONE] sentinel is not this contract's end: message events are skipped, done never comes.", 'data: {"text": "a"}\n\ndata: [DONE]\n\n'),
+}
+
+CONTRACT_STRATEGIES = ("whole", "single", "empty_reads", "one_byte", "interesting")
+
+
+@functools.cache
+def contract_fixtures() -> tuple[Fixture, ...]:
+    return tuple(
+        Fixture("contract", name, about, text.encode(), (), {}, {}, CONTRACT_STRATEGIES, __version__)
+        for name, (about, text) in CONTRACT_STREAMS.items()
+    )
+
+
+def contract_error_name(err: Exception) -> str:
+    return type(err).__name__ if isinstance(err, (ContractError, ProviderError)) else f"{type(err).__name__} (not ContractError or ProviderError)"
+
+
+def contract_trace(factory: Callable[[], Any], chunks: list) -> Trace:
+    return trace(factory, chunks, normalise=lambda value: value, state=no_state, name=contract_error_name)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def contract_oracle(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+    return contract_trace(lambda: AdapterPipeline(NamedEventsReference()), chunks_of(raw, cuts))
+
+
+@exercise("your named-events adapter")
+def check_named_events(factory: Callable[[], Any]) -> str:
+    """Exercise 06: ``factory()`` returns an adapter with ``feed(events) -> list[str]``
+    and ``close()``, raising the exercise's ContractError and ProviderError."""
+    make_one = guarded(factory)
+    make = lambda _p, _o: AdapterPipeline(make_one())  # noqa: E731
+    return verify(make, list(contract_fixtures()), ["strict"], "your named-events adapter", contract_oracle, contract_trace, "text")
 
 
 # --- lesson 01: finding the split that breaks a parser ----------------------
