@@ -23,6 +23,7 @@ wording may differ.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import inspect
 import json
@@ -532,11 +533,12 @@ def failure_message(
     """The learner's bug report: the direction, the fixture and why it matters,
     the smallest split, then what each call returned, expected against got."""
     about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
+    settings = "".join(f", {name}={value!r}" for name, value in fixture.options.items())
     shortened = "" if raw == fixture.raw else ", shortened"
     reads = len(chunks_of(raw, cuts))
     return (
         f"{what} is wrong: {found.says}.\n"
-        f"fixture {fixture.id}{shortened} [{profile}]{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
+        f"fixture {fixture.id}{shortened} [{profile}{settings}]{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
         f"    {show_split(raw, cuts)}\n"
         f"each feed(), then close():\n"
         f"expected: {show_trace(expected)}\n     got: {show_trace(got)}"
@@ -759,7 +761,16 @@ SAFE_CUT_EXTRA = [b"", b"\x80\x80\x80\x80", b"a\xf8\x80", b"\xe0\x80", b"\xc3\xa
 def safe_cut_cases() -> list[bytes]:
     """Every prefix of every fixture's bytes, and a few edge cases, shortest first."""
     found = {raw[:end] for fixture in all_fixtures() for raw in [fixture.raw] for end in range(len(raw) + 1)}
-    return sorted(found | set(SAFE_CUT_EXTRA), key=lambda raw: (len(raw), raw))
+    return sorted(found | set(SAFE_CUT_EXTRA), key=lambda raw: (not _valid_so_far(raw), len(raw), raw))
+
+
+def _valid_so_far(buffer: bytes) -> bool:
+    """Could the buffer be the start of valid UTF-8? Those make the clearer examples."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(buffer)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 @exercise("your safe_cut")
