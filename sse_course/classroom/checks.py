@@ -396,9 +396,14 @@ def show_trace(found: Trace) -> str:
 
 
 @functools.lru_cache(maxsize=1 << 17)
-def reference_trace(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+def reference_trace(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
     """What the package's layered parser gives: the oracle every check compares with."""
-    return trace(lambda: compose(profile, dict(options)), chunks_of(raw, cuts))
+    return trace(lambda: compose(profile, json.loads(options)), chunks_of(raw, cuts))
+
+
+def frozen(options: dict[str, Any]) -> str:
+    """Options (limits, or an adapter's config) as a key the oracles can cache on."""
+    return json.dumps(options, sort_keys=True)
 
 
 Fails = Callable[[bytes, Partition], "Difference | None"]
@@ -481,7 +486,7 @@ def check_partitions(fixture: Fixture) -> list[Partition]:
     return found
 
 
-Oracle = Callable[[bytes, Partition, str, tuple], Trace]
+Oracle = Callable[[bytes, Partition, str, str], Trace]
 Observe = Callable[[Callable[[], Any], list], Trace]
 
 
@@ -501,7 +506,7 @@ def verify(
     count = 0
     for fixture in fixtures:
         for profile in profiles:
-            options = tuple(sorted(fixture.options.items()))
+            options = frozen(fixture.options)
 
             def fails(raw: bytes, cuts: Partition) -> Difference | None:
                 got = observe(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
@@ -707,8 +712,8 @@ def payload_oracle(reference: Callable[..., Any]) -> Oracle:
     """The trace of the package's parser, then ``reference(**config)``, fed each read's events."""
 
     @functools.lru_cache(maxsize=1 << 14)
-    def oracle(raw: bytes, cuts: Partition, profile: str, config: tuple) -> Trace:
-        return payload_trace(lambda: AdapterPipeline(reference(**dict(config))), chunks_of(raw, cuts))
+    def oracle(raw: bytes, cuts: Partition, profile: str, config: str) -> Trace:
+        return payload_trace(lambda: AdapterPipeline(reference(**json.loads(config))), chunks_of(raw, cuts))
 
     return oracle
 
@@ -812,7 +817,7 @@ def line_trace(factory: Callable[[], Any], chunks: list) -> Trace:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def line_oracle(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+def line_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
     return line_trace(lambda: LatinLines(_strict(profile)), chunks_of(raw, cuts))
 
 
@@ -1025,7 +1030,7 @@ def contract_trace(factory: Callable[[], Any], chunks: list) -> Trace:
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def contract_oracle(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+def contract_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
     return contract_trace(lambda: AdapterPipeline(NamedEventsReference()), chunks_of(raw, cuts))
 
 
