@@ -5,17 +5,25 @@ Every check behaves the same way, so a learner can trust it:
 * unattempted (``NotImplementedError`` anywhere in the learner's code): it
   prints that the exercise is not attempted yet, and does not raise, so an
   exercise notebook still runs top to bottom;
-* wrong: it raises ``AssertionError`` showing the smallest failing input with
-  the split marked (``b'data: a\\r' | b'\\n'``), expected against got;
+* wrong: it raises :class:`CheckFailed` (an ``AssertionError``) whose message
+  says first what is wrong and which way (LATE, EARLY, MISSING, EXTRA, WRONG
+  VALUE, or an error missing, extra or wrong), then the fixture that explains
+  the case, the smallest split that still shows the same difference (fewest
+  cuts, then the shortest input), and what each call returned, expected
+  against got. In a notebook only that message is shown, not the frames of
+  this module;
 * right: it prints what it verified (fixtures, partitions, profiles).
 
 A layer is checked inside the package's parser (:func:`~sse_course.classroom.zoo.compose`):
 the learner's decoder, line splitter or event assembler takes the place of the
-package's own, and the whole stream must come out as the standard says. The
-inputs are the shipped fixtures (every family, the strategies each was checked
-under) plus seeded generated streams whose expected outcome the package's
-parser gives. Error *types* are compared, not messages, since a learner's
-wording may differ.
+package's own. Everything a caller can observe is compared with the package's
+layered parser, read by read: the events each ``feed()`` and ``close()``
+return, ``parser.last_event_id`` and ``parser.retry`` after each call (what a
+reconnecting client relies on), and the error's class and ``offset``. Messages
+are not compared, since a learner's wording may differ. The inputs are the
+shipped fixtures (the families that explain the layer first, every strategy
+each was checked under, pairs narrowed to those holding an interesting cut)
+plus seeded generated streams.
 
     from sse_course.classroom.checks import check_parser
     check_parser(lambda: MyParser(), profile="browser")
