@@ -57,6 +57,7 @@ from .harness import (
     Partition,
     as_event,
     chunks_of,
+    describe,
     find_failure,
     interesting_cuts,
     on_boundary,
@@ -1129,7 +1130,12 @@ def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
     for profile in PROFILES:
         failure = find_failure(lambda: SSEParser(profile, **fixture.options), fixture, profile, shrink=False)
         if failure is not None:
-            raise CheckFailed(f"your fixture's expectation is not what the standard says (the package's parser): {failure}")
+            raise CheckFailed(
+                f"your fixture is wrong: WRONG VALUE: its expectation is not what the standard says.\n"
+                f"{failure.fixture} [{failure.profile}] under the split\n    {show_split(failure.raw, failure.cuts)}\n"
+                f"your fixture expects: {describe(failure.expected.events, failure.expected.error)}\n"
+                f"the standard gives:   {describe(failure.got.events, failure.got.error)} (the package's parser)"
+            )
     target = ZOO[TARGET]
     if not list(catches(target, [fixture])):
         outcome = run(lambda: target("strict", **fixture.options), [fixture.raw])
