@@ -451,16 +451,18 @@ def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tupl
             else:
                 raw, cuts, found = trial_raw, trial_cuts, smaller
         size //= 2
-    start = 0
-    while start < len(raw):  # then one whole character at a time
-        size = next((n for n in range(1, 5) if on_boundary(raw, start + n)), 1)
-        trial_raw, trial_cuts = without_range(raw, cuts, start, size)
-        smaller = same_kind(trial_raw, trial_cuts) if trial_raw else None
-        if smaller is None:
-            start += size
-        else:
-            raw, cuts, found = trial_raw, trial_cuts, smaller
-    cuts, found = fewer_cuts(raw, cuts, found)
+    shorter = True
+    while shorter:  # then one whole character at a time, until none can go
+        shorter, start = False, 0
+        while start < len(raw):
+            size = next((n for n in range(1, 5) if on_boundary(raw, start + n)), 1)
+            trial_raw, trial_cuts = without_range(raw, cuts, start, size)
+            smaller = same_kind(trial_raw, trial_cuts) if trial_raw else None
+            if smaller is None:
+                start += size
+            else:
+                raw, cuts, found, shorter = trial_raw, trial_cuts, smaller, True
+        cuts, found = fewer_cuts(raw, cuts, found)
     return raw, cuts, found
 
 
@@ -474,7 +476,7 @@ LAYER_FAMILIES = {
     "decoder": ("utf8", "bom"),
     "splitter": ("line_ends",),
     "assembler": ("fields", "ids", "retry", "eof"),
-    "parser": (),
+    "parser": ("utf8", "bom", "line_ends", "fields", "ids", "retry", "eof"),
 }
 
 
@@ -619,7 +621,7 @@ def check_parser(factory: Callable[..., Any], profile: str = "strict") -> str:
     make_one = guarded(factory)
     limits = accepts_limits(factory)
     keep = all_kept if limits else without_option("max_line_chars", "max_event_chars")
-    verified = verify(lambda _profile, options: make_one(**options), all_fixtures(keep), [profile], "your parser")
+    verified = verify(lambda _profile, options: make_one(**options), all_fixtures(keep, LAYER_FAMILIES["parser"]), [profile], "your parser")
     if not limits:
         return verified + " (limit fixtures skipped: the factory takes no max_line_chars/max_event_chars)"
     return verified + " " + refuses_huge_chunk(make_one(max_line_chars=HUGE_LIMIT), "your parser")
