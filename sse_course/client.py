@@ -210,6 +210,7 @@ class _ClientBase:
     def __init__(
         self,
         url: str,
+        client: object = None,
         *,
         method: str = "GET",
         headers: Mapping[str, str] | None = None,
@@ -226,6 +227,8 @@ class _ClientBase:
         max_event_chars: int | None = None,
     ) -> None:
         self.url = url
+        self.owns_client = client is None  # ours to close; one given by the caller is not
+        self.response: httpx.Response | None = None
         self.method = method
         self.body, self.extra_headers = request_body(content, json, headers or {})
         self.timeout = httpx.Timeout(CONNECT_TIMEOUT, read=read_timeout)
@@ -285,11 +288,21 @@ class _ClientBase:
             "follow_redirects": True,
         }
 
+    def _opened(self, response: httpx.Response) -> SSEParser | None:
+        """Keep the response (``close()`` may cut it); its parser, or None after a 204."""
+        self.response = response
+        parser = self.state.open(response)
+        if parser is None:
+            self.ended = "204"
+        return parser
+
     def _stop_reading(self) -> bool:
         return self.closed or self.restarting
 
     def _after_connection(self) -> float | None:
         """Seconds to wait before the next connection, or None to end (recorded in ``ended``)."""
+        if self.ended is not None:
+            return None
         if self.closed:
             self.ended = "closed"
             return None
@@ -306,11 +319,9 @@ class EventSourceClient(_ClientBase):
     """A reconnecting event-stream client (sync); iterate it for events."""
 
     def __init__(self, url: str, *, client: httpx.Client | None = None, sleep: Callable[[float], Any] = time.sleep, **options: Any) -> None:
-        super().__init__(url, **options)
-        self.owns_client = client is None
-        self.http = client if client is not None else httpx.Client()
+        super().__init__(url, client, **options)
+        self.http: httpx.Client = client if client is not None else httpx.Client()
         self.sleep = sleep
-        self.response: httpx.Response | None = None
         self.running: Iterator[Item] | None = None
 
     def __enter__(self) -> EventSourceClient:
@@ -332,21 +343,15 @@ class EventSourceClient(_ClientBase):
                 yield from self._one_connection()
             except httpx.TransportError:
                 pass  # a network error, a read timeout, a drop mid-chunk: reconnect
-            if self.ended is not None:
-                return
             delay = self._after_connection()
-            if delay is None:
-                return
             if delay:
                 self.sleep(delay)
 
     def _one_connection(self) -> Iterator[Item]:
         with self.http.stream(**self._request()) as response:
-            self.response = response
             try:
-                parser = self.state.open(response)
+                parser = self._opened(response)
                 if parser is None:
-                    self.ended = "204"
                     return
                 for chunk in response.iter_bytes():
                     yield from self.state.items(parser, chunk)
@@ -381,11 +386,9 @@ class AsyncEventSourceClient(_ClientBase):
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         **options: Any,
     ) -> None:
-        super().__init__(url, **options)
-        self.owns_client = client is None
-        self.http = client if client is not None else httpx.AsyncClient()
+        super().__init__(url, client, **options)
+        self.http: httpx.AsyncClient = client if client is not None else httpx.AsyncClient()
         self.sleep = sleep
-        self.response: httpx.Response | None = None
         self.running: AsyncIterator[Item] | None = None
 
     async def __aenter__(self) -> AsyncEventSourceClient:
@@ -407,21 +410,15 @@ class AsyncEventSourceClient(_ClientBase):
                         yield item
             except httpx.TransportError:
                 pass  # a network error, a read timeout, a drop mid-chunk: reconnect
-            if self.ended is not None:
-                return
             delay = self._after_connection()
-            if delay is None:
-                return
             if delay:
                 await self.sleep(delay)
 
     async def _one_connection(self) -> AsyncIterator[Item]:
         async with self.http.stream(**self._request()) as response:
-            self.response = response
             try:
-                parser = self.state.open(response)
+                parser = self._opened(response)
                 if parser is None:
-                    self.ended = "204"
                     return
                 async for chunk in response.aiter_bytes():
                     for item in self.state.items(parser, chunk):
