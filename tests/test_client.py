@@ -356,6 +356,13 @@ def test_raw_reads_of_a_gzip_stream_are_what_the_edge_must_not_parse() -> None:
         list(iter_events([raw]))
 
 
+def test_the_edge_test_fails_on_an_edge_that_reads_iter_raw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The edge test above, run against the old edge (``iter_raw()``): it must fail."""
+    monkeypatch.setattr(httpx.Response, "iter_bytes", httpx.Response.iter_raw)
+    with pytest.raises(DecodeError, match=r"invalid UTF-8 at byte 1: b'\\x8b'"):
+        test_a_compressed_stream_reads_right_through_the_edge("gzip")
+
+
 def test_the_server_compresses_each_write_so_it_arrives_at_once() -> None:
     encoder = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
     first = encoder.compress(b"data: a\n\n") + encoder.flush(zlib.Z_SYNC_FLUSH)

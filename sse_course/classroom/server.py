@@ -361,6 +361,8 @@ class SSEServer:
                 await client_gone
         finally:
             client_gone.cancel()
+            if client_gone.done() and not client_gone.cancelled():
+                client_gone.exception()  # a reset connection: seen, so asyncio does not log it
 
     def _encoder(self, accept_encoding: str) -> Any:
         """A compressor for the configured coding, if the request accepts it."""
