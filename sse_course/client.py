@@ -307,12 +307,16 @@ class _ClientBase:
             self.ended = "closed"
             return None
         delay = self.state.next_delay(now=self.restarting)
-        if self.restart_from is not None:
-            self.state.last_event_id = self.restart_from
-        self.restarting, self.restart_from = False, None
+        self._take_restart()
         if delay is None:
             self.ended = "max_reconnects"
         return delay
+
+    def _take_restart(self) -> None:
+        """Apply a pending ``restart()``: its ID, if it gave one; the flag is spent."""
+        if self.restart_from is not None:
+            self.state.last_event_id = self.restart_from
+        self.restarting, self.restart_from = False, None
 
 
 class EventSourceClient(_ClientBase):
@@ -338,6 +342,7 @@ class EventSourceClient(_ClientBase):
 
     def events(self) -> Iterator[Item]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``close()``."""
+        self._take_restart()  # a restart() between two loops: this loop is the new start
         while not self.closed and self.ended is None:
             try:
                 yield from self._one_connection()
@@ -403,6 +408,7 @@ class AsyncEventSourceClient(_ClientBase):
 
     async def events(self) -> AsyncIterator[Item]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``aclose()``."""
+        self._take_restart()  # a restart() between two loops: this loop is the new start
         while not self.closed and self.ended is None:
             try:
                 async with aclosing(self._one_connection()) as items:  # closed at once, not when collected

@@ -212,6 +212,32 @@ def test_restart_reconnects_at_once_from_the_id_given(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_restart_after_a_204_starts_anew_from_the_id_given(mode: str) -> None:
+    def no_wait(_: float) -> None:
+        pass
+
+    async def no_wait_async(_: float) -> None:
+        pass
+
+    async def twice_async(url: str) -> tuple[list[Any], list[Any], str | None]:
+        async with AsyncEventSourceClient(url, sleep=no_wait_async) as source:
+            first = [item async for item in source]
+            source.restart(last_event_id="1")
+            return first, [item async for item in source], source.ended
+
+    with SSEServer(THREE, end_with_204=True) as server:
+        if mode == "sync":
+            with EventSourceClient(server.url, sleep=no_wait) as source:
+                first = list(source)
+                source.restart(last_event_id="1")
+                again, ended = list(source), source.ended
+        else:
+            first, again, ended = asyncio.run(asyncio.wait_for(twice_async(server.url), TIMEOUT))
+    assert datas(first) == ["a", "b", "c"] and datas(again) == ["b", "c"] and ended == "204"
+    assert sent_ids(server) == [None, "3", "1", "3"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_comments_are_delivered_only_on_request(mode: str) -> None:
     body = b": ping\r\ndata: a\r\n\r\n:\r\n"
     with SSEServer(body, end_with_204=True) as server:
@@ -272,8 +298,7 @@ def test_sync_close_or_leaving_closes_the_connection(how: str) -> None:
                 source.close()
             else:
                 break
-        if how == "iterate again":
-            source.restart()
+        if how == "iterate again":  # the loop left with break goes on from where it was
             next(iter(source))
             assert wait_until_no_connection(server, left=1) == 1
             source.close()
