@@ -46,8 +46,11 @@ Beyond the standard (each off unless asked for, except where stated):
 * ``sleep=``: the function that waits (``time.sleep`` / ``asyncio.sleep``),
   so tests run instantly and can see every delay.
 
-Closing the client, leaving its ``with`` / ``async with`` block, breaking out of
-the loop, or cancelling the task that iterates it closes the connection.
+Closing the client, leaving its ``with`` / ``async with`` block, or cancelling
+the task that iterates it closes the connection; so does breaking out of a
+sync loop (the loop's generator is freed at once; an async loop's is closed
+later, by the event loop: use ``async with``). Iterating again continues from
+the last event handed over, on a new connection.
 """
 
 from __future__ import annotations
@@ -56,8 +59,9 @@ import asyncio
 import json as jsonlib
 import random
 import time
+import weakref
 from contextlib import aclosing
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
@@ -326,7 +330,7 @@ class EventSourceClient(_ClientBase):
         super().__init__(url, client, **options)
         self.http: httpx.Client = client if client is not None else httpx.Client()
         self.sleep = sleep
-        self.running: Iterator[Item] | None = None
+        self.running: Callable[[], Generator[Item, None, None] | None] = lambda: None
 
     def __enter__(self) -> EventSourceClient:
         return self
@@ -335,12 +339,14 @@ class EventSourceClient(_ClientBase):
         self.close()
 
     def __iter__(self) -> Iterator[Item]:
-        if self.running is not None:  # a loop left with break: its connection goes now
-            self.running.close()  # type: ignore[attr-defined]
-        self.running = self.events()
-        return self.running
+        previous = self.running()
+        if previous is not None:  # a loop still held somewhere: one connection at a time
+            previous.close()
+        events = self.events()
+        self.running = weakref.ref(events)  # weak: a loop left with break frees it, and its connection
+        return events
 
-    def events(self) -> Iterator[Item]:
+    def events(self) -> Generator[Item, None, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``close()``."""
         self._take_restart()  # a restart() between two loops: this loop is the new start
         while not self.closed and self.ended is None:
@@ -370,9 +376,10 @@ class EventSourceClient(_ClientBase):
         """End iterating and close the connection (and the httpx client, if it is ours)."""
         self.closed = True
         self.ended = self.ended or "closed"
-        if self.running is not None:
+        running = self.running()
+        if running is not None:
             try:
-                self.running.close()  # type: ignore[attr-defined]
+                running.close()
             except ValueError:  # iterating in another thread right now: cut its connection instead
                 if self.response is not None:
                     self.response.close()
@@ -394,7 +401,7 @@ class AsyncEventSourceClient(_ClientBase):
         super().__init__(url, client, **options)
         self.http: httpx.AsyncClient = client if client is not None else httpx.AsyncClient()
         self.sleep = sleep
-        self.running: AsyncIterator[Item] | None = None
+        self.running: Callable[[], AsyncGenerator[Item, None] | None] = lambda: None
 
     async def __aenter__(self) -> AsyncEventSourceClient:
         return self
@@ -403,10 +410,11 @@ class AsyncEventSourceClient(_ClientBase):
         await self.aclose()
 
     def __aiter__(self) -> AsyncIterator[Item]:
-        self.running = self.events()
-        return self.running
+        events = self.events()
+        self.running = weakref.ref(events)  # weak: a loop left with break is finalised by the event loop
+        return events
 
-    async def events(self) -> AsyncIterator[Item]:
+    async def events(self) -> AsyncGenerator[Item, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``aclose()``."""
         self._take_restart()  # a restart() between two loops: this loop is the new start
         while not self.closed and self.ended is None:
@@ -440,9 +448,10 @@ class AsyncEventSourceClient(_ClientBase):
         """End iterating and close the connection (and the httpx client, if it is ours)."""
         self.closed = True
         self.ended = self.ended or "closed"
-        if self.running is not None:
+        running = self.running()
+        if running is not None:
             try:
-                await self.running.aclose()  # type: ignore[attr-defined]
+                await running.aclose()
             except RuntimeError:  # another task is inside it right now: cut its connection instead
                 if self.response is not None:
                     await self.response.aclose()

@@ -289,24 +289,26 @@ def wait_until_no_connection(server: SSEServer, left: int = 0) -> int:
     return server.open_connections
 
 
-@pytest.mark.parametrize("how", ["close in the loop", "leave the with block", "iterate again"])
+@pytest.mark.parametrize("how", ["close in the loop", "break", "leave the with block", "iterate again"])
 def test_sync_close_or_leaving_closes_the_connection(how: str) -> None:
-    with SSEServer(b"data: a\n\n", hold=True) as server, EventSourceClient(server.url) as source:
+    body = b"id: 1\ndata: a\n\nid: 2\ndata: b\n\n"
+    with SSEServer(body, hold=True) as server, EventSourceClient(server.url) as source:
         for _ in source:
             assert server.open_connections == 1
             if how == "close in the loop":
                 source.close()
             else:
                 break
-        if how == "iterate again":  # the loop left with break goes on from where it was
-            next(iter(source))
+        if how == "iterate again":  # a new connection, from the last event handed over
+            again = iter(source)
+            assert next(again).data == "b"  # read before the break, not handed over: sent again
             assert wait_until_no_connection(server, left=1) == 1
+            assert server.requests[-1]["last-event-id"] == "1"
             source.close()
         elif how == "leave the with block":
-            assert server.open_connections == 1
             source.__exit__(None, None, None)
         assert wait_until_no_connection(server) == 0
-        assert source.ended == "closed"
+        assert source.ended == "closed" or how == "break"
 
 
 @pytest.mark.parametrize("how", ["cancel", "aclose", "async with"])
