@@ -32,6 +32,9 @@ The standard's rules, as this client applies them:
   parser's would be ``None``);
 * a 204 stops the client for good (``ended == "204"``); any other status or
   content type raises :class:`ConnectionFailed` and does not reconnect.
+* a parser error (a line or event over its limit; invalid UTF-8 in the
+  ``strict`` profile) is raised as it is: reconnecting would only replay it.
+  A drop mid-event is not an error, in either profile.
 
 Beyond the standard (each off unless asked for, except where stated):
 
@@ -67,7 +70,7 @@ from typing import Any, Union
 
 import httpx
 
-from .errors import IncompleteStream
+from .errors import IncompleteStream, SSEError
 from .events import Comment, Event
 from .httpx_adapter import NotAnEventStream, media_type, sse_headers
 from .parser import SSEParser
@@ -167,13 +170,20 @@ class ResumeState:
         An event's ``retry`` is the stream's, whichever connection set it: the
         parser of a later connection has not seen it, the client has.
         """
-        if chunk is None:
-            try:
-                found = parser.close()
-            except IncompleteStream as err:  # strict profile: a drop mid-event; the partial event is discarded
-                found = err.events
-        else:
-            found = parser.feed(chunk)
+        try:
+            found = parser.close() if chunk is None else parser.feed(chunk)
+        except IncompleteStream as err:  # strict profile: a drop mid-event; the partial event is discarded
+            found = err.events
+        except SSEError as err:  # the events before the error still reach the caller, then the error
+            yield from self._hand_over(err.events)
+            raise
+        yield from self._hand_over(found)
+        self.last_event_id = parser.last_event_id
+        if parser.retry is not None:
+            self.reconnection_ms = self.stream_retry = parser.retry
+
+    def _hand_over(self, found: list) -> Iterator[Item]:
+        """Yield each item, remembering each event's ID as it goes (the caller may stop at any one)."""
         for item in found:
             if isinstance(item, Event):
                 if item.retry is None and self.stream_retry is not None:  # set on an earlier connection
@@ -181,9 +191,6 @@ class ResumeState:
                 self.last_event_id = item.last_event_id
                 self.delivered = True
             yield item
-        self.last_event_id = parser.last_event_id
-        if parser.retry is not None:
-            self.reconnection_ms = self.stream_retry = parser.retry
 
     def next_delay(self, *, now: bool = False) -> float | None:
         """Seconds to wait before reconnecting, or ``None`` when reconnecting is over."""

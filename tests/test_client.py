@@ -507,3 +507,15 @@ def test_the_readme_example_prints_what_the_readme_shows(capsys: pytest.CaptureF
     shown = re.search(r"```text\n(.*?)```", text, re.S).group(1)
     exec(compile(code, str(README_SECTION), "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_parser_error_is_raised_not_reconnected(mode: str) -> None:
+    from sse_course import LineTooLong
+
+    delivered: list[Any] = []
+    with SSEServer(b"data: a\n\ndata: " + b"x" * 100 + b"\n\n", end_with_204=True) as server:
+        with pytest.raises(LineTooLong):
+            read(mode, server.url, on_item=lambda source, item: delivered.append(item), max_line_chars=50)
+    assert delivered == [Event("message", "a")]  # what came before the error is not lost
+    assert len(server.requests) == 1
