@@ -16,7 +16,11 @@ tables, as JupyterLab's renderer reads them), and fails on:
 - **a stated time that differs** between the README's course map (reading and exercise
   minutes), a lesson's header (``**Time:** about R minutes reading, E minutes for the
   exercise``) and its exercise's header (``**Time:** about E minutes.``, in ``solutions/``
-  and ``exercises/``). Every lesson states its time, every exercise too.
+  and ``exercises/``). Every lesson states its time, every exercise too;
+- **a lesson header without the learner aids**: every lesson's header links the cheat
+  sheet, the glossary and the closing page (``11-where-next.ipynb``, which links the first two);
+- **a cheat-sheet example that is not true**: the ``>>>`` examples of ``docs/cheat-sheet.md``
+  run as doctests.
 
 The checks are pure functions of text, so the tests at the end show each one rejecting
 a small page with the defect it looks for.
@@ -24,6 +28,7 @@ a small page with the defect it looks for.
 
 from __future__ import annotations
 
+import doctest
 import json
 import re
 from collections.abc import Iterator
@@ -219,6 +224,25 @@ def headers(folder: str) -> dict[str, str]:
     return {path.name: header(path) for path in sorted((ROOT / folder).glob("*.ipynb"))}
 
 
+# ---------------------------------------------------------------------------- aids and examples
+
+AIDS = {"cheat sheet": "../docs/cheat-sheet.md", "glossary": "../docs/glossary.md", "closing page": "11-where-next.ipynb"}
+
+
+def aid_problems(name: str, header_text: str) -> list[str]:
+    """The learner aids a lesson header does not link (the closing page need not link itself)."""
+    targets = {href.partition("#")[0] for href in links(header_text)}
+    return [f"{name}: its header does not link the {aid} ({href})" for aid, href in AIDS.items() if href not in targets and href != name]
+
+
+def doctest_failures(text: str, name: str) -> int:
+    """How many ``>>>`` examples in ``text`` do not give the output written after them."""
+    test = doctest.DocTestParser().get_doctest(text, {}, name, name, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test, out=lambda _: None)
+    return runner.failures
+
+
 # ---------------------------------------------------------------------------- the course
 
 
@@ -242,6 +266,17 @@ def test_times_agree() -> None:
     exercises = {folder: headers(folder) for folder in ("solutions", "exercises")}
     problems = time_problems(readme, headers("notebooks"), exercises)
     assert not problems, "\n".join(problems)
+
+
+def test_lesson_headers_link_the_aids() -> None:
+    problems = [p for name, text in headers("notebooks").items() for p in aid_problems(name, text)]
+    assert not problems, "\n".join(problems)
+
+
+def test_cheat_sheet_examples_are_true() -> None:
+    text = (ROOT / "docs" / "cheat-sheet.md").read_text(encoding="utf-8")
+    assert text.count(">>> ") >= 15
+    assert doctest_failures(text, "cheat-sheet.md") == 0
 
 
 def test_every_page_is_found() -> None:
@@ -362,3 +397,36 @@ def test_agreeing_times_are_accepted() -> None:
 def test_differing_times_are_rejected(change: dict[str, str], expected: str) -> None:
     problems = times_of(**change)
     assert any(expected in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize(
+    "header_text",
+    [
+        "# 03\n\n[Course map](../README.md#course-map)",
+        "# 03\n\n[Cheat sheet](../docs/cheat-sheet.md) · [Where next](11-where-next.ipynb)",
+        "# 03\n\n[Cheat sheet](../docs/cheat-sheet.md) · [Glossary](../docs/glossary.md)",
+    ],
+)
+def test_a_header_without_the_aids_is_rejected(header_text: str) -> None:
+    assert aid_problems("03-text-to-lines.ipynb", header_text)
+
+
+def test_a_header_with_the_aids_is_accepted() -> None:
+    nav = "[Cheat sheet](../docs/cheat-sheet.md) · [Glossary](../docs/glossary.md)"
+    assert not aid_problems("03-x.ipynb", f"# 03\n\n{nav} · [Where next](11-where-next.ipynb#Back)")
+    assert not aid_problems("11-where-next.ipynb", f"# 11\n\n{nav}")
+
+
+@pytest.mark.parametrize(
+    "statement, false_output, true_output",
+    [
+        (r'SSEParser().feed(b"data: a\r\n\r\n")', "[Event(type='message', data='a\\r', last_event_id='', retry=None)]",
+         "[Event(type='message', data='a', last_event_id='', retry=None)]"),
+        (r'[e.retry for e in SSEParser().feed(b"retry: +5\ndata: z\n\n")]', "[5]", "[None]"),
+        (r'SSEParser().feed(b": ping\n\n")', "[Event(type='message', data='', last_event_id='', retry=None)]", "[]"),
+    ],
+)
+def test_a_false_cheat_sheet_example_is_rejected(statement: str, false_output: str, true_output: str) -> None:
+    example = ">>> from sse_course import SSEParser\n>>> {}\n{}\n"
+    assert doctest_failures(example.format(statement, false_output), "false.md") == 1
+    assert doctest_failures(example.format(statement, true_output), "true.md") == 0
