@@ -19,6 +19,8 @@ tables, as JupyterLab's renderer reads them), and fails on:
   and ``exercises/``). Every lesson states its time, every exercise too;
 - **a lesson header without the learner aids**: every lesson's header links the cheat
   sheet, the glossary and the closing page (``11-where-next.ipynb``, which links the first two);
+- **a lesson without further reading**: every lesson but the closing page has a
+  ``## Further reading`` section with at least one link out of the course;
 - **a cheat-sheet example that is not true**: the ``>>>`` examples of ``docs/cheat-sheet.md``
   run as doctests.
 
@@ -239,6 +241,18 @@ def aid_problems(name: str, header_text: str) -> list[str]:
     return [f"{name}: its header does not link the {aid} ({href})" for aid, href in AIDS.items() if href not in targets and href != name]
 
 
+def further_reading_problems(name: str, parts: list[str]) -> list[str]:
+    """A lesson must end with a '## Further reading' section that links somewhere outside."""
+    for part in parts:
+        before, heading, after = part.partition("## Further reading")
+        if heading:
+            section = after.split("\n## ")[0]
+            if any(EXTERNAL.match(href) for href in links(section)):
+                return []
+            return [f"{name}: its 'Further reading' section links nothing outside the course"]
+    return [f"{name}: no '## Further reading' section"]
+
+
 def doctest_failures(text: str, name: str) -> int:
     """How many ``>>>`` examples in ``text`` do not give the output written after them."""
     test = doctest.DocTestParser().get_doctest(text, {}, name, name, 0)
@@ -274,6 +288,12 @@ def test_times_agree() -> None:
 
 def test_lesson_headers_link_the_aids() -> None:
     problems = [p for name, text in headers("notebooks").items() for p in aid_problems(name, text)]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_lesson_has_further_reading() -> None:
+    lessons = [path for path in sorted((ROOT / "notebooks").glob("*.ipynb")) if path.name != AIDS["closing page"]]
+    problems = [p for path in lessons for p in further_reading_problems(path.name, markdown_cells(path))]
     assert not problems, "\n".join(problems)
 
 
@@ -443,3 +463,19 @@ def test_a_false_cheat_sheet_example_is_rejected(statement: str, false_output: s
     example = ">>> from sse_course import SSEParser\n>>> {}\n{}\n"
     assert doctest_failures(example.format(statement, false_output), "false.md") == 1
     assert doctest_failures(example.format(statement, true_output), "true.md") == 0
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ["# 03\n", "## Lessons learned\n\n- one\n\n## Next\n\n[lesson 04](04-x.ipynb)"],
+        ["## Further reading\n\n- [the cheat sheet](../docs/cheat-sheet.md)\n\n## Next\n\n[WHATWG](https://html.spec.whatwg.org/)"],
+    ],
+)
+def test_a_lesson_without_further_reading_is_rejected(parts: list[str]) -> None:
+    assert further_reading_problems("03-x.ipynb", parts)
+
+
+def test_a_lesson_with_further_reading_is_accepted() -> None:
+    parts = ["# 03\n", "## Further reading\n\n- [WHATWG](https://html.spec.whatwg.org/)\n\n## Next\n"]
+    assert not further_reading_problems("03-x.ipynb", parts)
