@@ -13,7 +13,7 @@ import pytest
 from sse_course import SSEParser
 from sse_course.classroom import checks
 from sse_course.classroom.fixtures import get_fixture
-from sse_course.classroom.harness import find_failure
+from sse_course.classroom.harness import find_failure, on_boundary, without_range
 from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
 from sse_course.decoding import Utf8Decoder
 from sse_course.events import EventAssembler
@@ -35,20 +35,106 @@ OWN_FIXTURE = {
 }
 
 
+#: The direction each layer check must state for each zoo member (the first
+#: word of its verdict), and the kind of difference it is.
+DIRECTIONS = {
+    "decode-each-chunk": ("EXTRA ERROR", "error"),
+    "errors-ignore": ("MISSING ERROR", "error"),
+    "bom-kept": ("MISSING", "missing"),
+    "bom-dropped-per-chunk": ("EXTRA", "extra"),
+    "offset-without-pending": ("WRONG VALUE", "offset"),
+    "never-final": ("WRONG ERROR", "error"),
+    "lf-only": ("LATE", "late"),
+    "splitlines": ("EARLY", "early"),
+    "cr-waits": ("LATE", "late"),
+    "no-cr-then-lf": ("EARLY", "early"),
+    "regex-order-wrong": ("EARLY", "early"),
+    "skip-lf-lost-on-empty-read": ("EARLY", "early"),
+    "lstrip-value": ("WRONG VALUE", "value"),
+    "split-every-colon": ("WRONG VALUE", "value"),
+    "sticky-event-type": ("WRONG VALUE", "value"),
+    "event-type-stripped": ("WRONG VALUE", "value"),
+    "dispatch-without-data": ("EXTRA", "extra"),
+    "trailing-lf-kept": ("WRONG VALUE", "value"),
+    "dispatch-at-eof": ("EXTRA", "extra"),
+    "retry-int": ("WRONG VALUE", "value"),
+    "id-with-nul": ("WRONG VALUE", "value"),
+    "id-reset-per-event": ("WRONG VALUE", "value"),
+    "eager-last-event-id": ("WRONG VALUE", "state"),
+    "retry-reset-per-event": ("WRONG VALUE", "state"),
+    "case-insensitive-names": ("WRONG VALUE", "value"),
+    "line-limit-at-line-end": ("WRONG ERROR", "error"),
+    "line-limit-in-bytes": ("EXTRA ERROR", "error"),
+}
+
+
 def rejection(check: Callable[[], None]) -> str:
-    with pytest.raises(AssertionError) as caught:
+    return str(failed(check))
+
+
+def failed(check: Callable[[], None]) -> checks.CheckFailed:
+    with pytest.raises(checks.CheckFailed) as caught:
         check()
-    return str(caught.value)
+    return caught.value
 
 
 def assert_shows_split(message: str) -> None:
-    assert "under the split\n    b'" in message and "expected: " in message and "got: " in message, message
+    assert "under the split (" in message and "\n    b'" in message and "expected: " in message and "got: " in message, message
+
+
+def assert_smallest(failure: checks.CheckFailed) -> None:
+    """No cut can be dropped and no character deleted with the same difference left."""
+    raw, cuts, kind = failure.raw, failure.cuts, failure.found.kind
+    for i in range(len(cuts)):
+        trial = failure.recheck(raw, cuts[:i] + cuts[i + 1 :])
+        assert trial is None or trial.kind != kind, (raw, cuts, i)
+    start = 0
+    while start < len(raw):
+        size = next(n for n in range(1, 5) if on_boundary(raw, start + n))
+        shorter, moved = without_range(raw, cuts, start, size)
+        trial = failure.recheck(shorter, moved) if shorter else None
+        assert trial is None or trial.kind != kind, (raw, cuts, start)
+        start += size
 
 
 @pytest.mark.parametrize("name", [n for layer in LAYER_CHECKS for n in members(layer=layer)])
-def test_layer_check_rejects_zoo_member(name: str) -> None:
+def test_layer_check_rejects_zoo_member_shrunk_in_the_right_direction(name: str) -> None:
     check, _ = LAYER_CHECKS[ZOO[name].layer]
-    assert_shows_split(rejection(lambda: check(ZOO[name].part)))
+    failure = failed(lambda: check(ZOO[name].part))
+    word, kind = DIRECTIONS[name]
+    message = str(failure)
+    assert_shows_split(message)
+    assert message.split(": ", 1)[1].startswith(word + ":") and failure.found.kind[0] == kind, message
+    assert_smallest(failure)
+
+
+def test_every_layer_member_has_its_direction_stated() -> None:
+    assert set(DIRECTIONS) == {n for layer in LAYER_CHECKS for n in members(layer=layer)}
+
+
+def test_decode_error_offset_counts_bytes_held_from_earlier_reads() -> None:
+    """The issue's case: the bad byte at 6 follows two bytes held from read 1."""
+    chunks = [b"data: \xf0\x9f", b"x\n\n"]
+    expected = checks.reference_trace(b"".join(chunks), (8,), "strict", ())
+    got = checks.trace(lambda: compose("strict", decoder=ZOO["offset-without-pending"].part()), chunks)
+    assert expected.error == ("DecodeError", 6) and got.error == ("DecodeError", 8)
+    found = checks.difference(expected, got)
+    assert found.kind == ("offset",) and "DecodeError at byte 6 is right, your code says byte 8" in found.says
+
+
+def test_last_event_id_is_compared_after_every_read() -> None:
+    """The issue's case: the events agree, what a reconnecting client sends does not."""
+    raw = b"id: 1\ndata: a\n\nid: 2\ndata: b"
+    expected = checks.reference_trace(raw, (), "browser", ())
+    got = checks.trace(lambda: compose("browser", assembler=ZOO["eager-last-event-id"].part(strict=False)), [raw])
+    assert expected.items() == got.items() and expected.states[0][0] == "1" and got.states[0][0] == "2"
+    assert checks.difference(expected, got).kind == ("state", "last_event_id")
+
+
+def test_a_failure_shows_only_its_message_in_a_notebook() -> None:
+    failure = failed(lambda: checks.check_line_splitter(ZOO["no-cr-then-lf"].part))
+    assert failure._render_traceback_() == [f"CheckFailed: {failure}"]
+    assert isinstance(failure, AssertionError)
 
 
 @pytest.mark.parametrize("profile", ["strict", "browser"])
@@ -143,9 +229,10 @@ def test_events_held_back_for_a_later_read_are_rejected() -> None:
     late = lambda: compose("strict", splitter=CrWaitsThenFlushes())  # noqa: E731
     assert find_failure(late, crlf) is None, "the totals alone should not catch it"
     message = rejection(lambda: checks.check_line_splitter(CrWaitsThenFlushes))
-    assert "returns an event late" in message and "under the split\n    b'" in message
+    assert "is wrong: LATE: " in message
+    assert_shows_split(message)
     message = rejection(lambda: checks.check_parser(EventsAtClose))
-    assert "returns an event late" in message
+    assert "is wrong: LATE: " in message
 
 
 class Stub:

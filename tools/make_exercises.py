@@ -12,6 +12,11 @@ For each ``solutions/NN-name.ipynb`` it writes ``exercises/NN-name.ipynb``:
   markers) becomes one ``raise NotImplementedError`` at the marker's indentation; the
   markers must sit inside a function or class body, balanced and not nested;
 * cells tagged ``solution`` are left out;
+* cells tagged ``predict`` ask a question the learner answers before running them: they
+  store no output, so the answer is not on the page before the cell runs (their answer sits in
+  a ``<details>`` block after them); they also get nbval's ``nbval-ignore-output`` tag, since
+  nbval compares a fresh run's output with the stored one, which is empty on purpose (the
+  cell must still run without an error, and the solution's copy of it is compared in full);
 * a note at the top says the file is generated and where the solution is;
 * the notebook is then executed top to bottom (kernel ``python3``, cwd ``exercises/``),
   so the stored outputs show what a learner sees first: every check says
@@ -40,6 +45,8 @@ EXERCISES = ROOT / "exercises"
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 SOLUTION_TAG = "solution"
+PREDICT_TAG = "predict"
+IGNORE_OUTPUT_TAG = "nbval-ignore-output"
 STUB = "raise NotImplementedError"
 KERNEL = "python3"
 TIMEOUT_SECONDS = 600
@@ -97,10 +104,24 @@ def exercise_of(solution: nbformat.NotebookNode, name: str) -> nbformat.Notebook
             copy.source = stub_source(cell.source, f"{name}, cell {index}")
             copy.outputs = []
             copy.execution_count = None
+            if is_predict(copy):
+                copy.metadata["tags"] = [*copy.metadata["tags"], IGNORE_OUTPUT_TAG]
         cells.append(copy)
     exercise = nbformat.v4.new_notebook(cells=cells, metadata=solution.metadata)
     exercise.nbformat_minor = solution.nbformat_minor
     return exercise
+
+
+def is_predict(cell: nbformat.NotebookNode) -> bool:
+    return PREDICT_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def clear_predictions(notebook: nbformat.NotebookNode) -> None:
+    """A predict cell shows nothing until the learner runs it."""
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and is_predict(cell):
+            cell.outputs = []
+            cell.execution_count = None
 
 
 def structure(notebook: nbformat.NotebookNode) -> list[tuple]:
@@ -156,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in paths:
             exercise = exercise_of(nbformat.read(path, as_version=4), path.name)
             execute(exercise)
+            clear_predictions(exercise)
             nbformat.write(exercise, EXERCISES / path.name)
             print(f"wrote exercises/{path.name}")
     except MarkerError as err:

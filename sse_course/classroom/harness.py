@@ -265,14 +265,19 @@ def on_boundary(raw: bytes, position: int) -> bool:
     return position >= len(raw) or not 0x80 <= raw[position] < 0xC0
 
 
+def without_range(raw: bytes, cuts: Partition, start: int, size: int) -> tuple[bytes, Partition]:
+    """``raw`` with ``raw[start:start+size]`` deleted, and the cuts moved with the bytes."""
+    end = min(start + size, len(raw))
+    shorter = raw[:start] + raw[end:]
+    moved = tuple(c if c <= start else max(start, c - (end - start)) for c in cuts)
+    return shorter, (tuple(c for c in moved if 0 < c < len(shorter)) if shorter else ())
+
+
 def _without(
     failure: Failure, start: int, size: int, options: dict[str, Any], exact_errors: bool, factory: Factory
 ) -> Failure | None:
     """The failure with raw[start:start+size] deleted, if it still fails."""
-    end = min(start + size, len(failure.raw))
-    raw = failure.raw[:start] + failure.raw[end:]
-    cuts = tuple(c if c <= start else max(start, c - (end - start)) for c in failure.cuts)
-    cuts = tuple(c for c in cuts if 0 < c < len(raw)) if raw else ()
+    raw, cuts = without_range(failure.raw, failure.cuts, start, size)
     expected = reference_outcome(raw, failure.profile, options)
     outcome = run(factory, chunks_of(raw, cuts))
     if agrees(expected, outcome, exact_errors) or _kind(expected, outcome) != _kind(failure.expected, failure.got):

@@ -25,6 +25,7 @@ Importing this module loads only the package's parser (no widgets, no plots).
 from __future__ import annotations
 
 import json
+import re
 from abc import ABCMeta, abstractmethod
 from collections.abc import Iterable
 from dataclasses import replace
@@ -135,6 +136,27 @@ class BomDroppedPerChunk(Utf8Decoder):
         return text.removeprefix(BOM)
 
 
+class OffsetWithoutPending(Utf8Decoder):
+    """The error's offset is "bytes fed before this chunk plus the codec's
+    position", but that position counts from the bytes held back from earlier
+    chunks: ``b'data: \\xf0\\x9f' | b'x'`` reports byte 8, where 6 is right."""
+
+    def _decode(self, chunk: bytes, final: bool) -> str:
+        held = len(self.pending)
+        try:
+            return super()._decode(chunk, final)
+        except DecodeError as err:
+            raise DecodeError(err.offset + held, err.bad_bytes, err.reason, err.completed) from None
+
+
+class NeverFinal(Utf8Decoder):
+    """``close()`` never calls the decoder with ``final=True``: bytes of a
+    character cut off by the end of the stream vanish, with no error and no U+FFFD."""
+
+    def close(self) -> str:
+        return self.feed(b"")
+
+
 # --- text -> lines ----------------------------------------------------------
 
 
@@ -207,6 +229,27 @@ def check_lines(lines: list[str], limit: int) -> None:
 def _split_line_ends(text: str) -> list[str]:
     """Split at CRLF, CR and LF (the whole of ``text`` is seen at once)."""
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+class NoCrThenLf(LineSplitter):
+    """CR, LF and CRLF found right within one read, but nothing remembers a CR
+    that ended the previous read: the LF that completes its CRLF, arriving in
+    the next read, becomes a blank line and dispatches the event early."""
+
+    def feed(self, text: str) -> list[str]:
+        lines = super().feed(text)
+        self.skip_lf = False
+        return lines
+
+
+class RegexOrderWrong(BufferSplitter):
+    """``re.split(r"\\r|\\n|\\r\\n", buffer)``: the alternatives are tried in order,
+    so the CR of a CRLF matches alone and the LF ends a second, empty line:
+    every CRLF dispatches the event early."""
+
+    def split(self, buffer: str) -> tuple[list[str], str]:
+        *lines, rest = re.split("\r|\n|\r\n", buffer)
+        return lines, rest
 
 
 class SkipLfLostOnEmptyRead(LineSplitter):
@@ -321,6 +364,28 @@ class IdWithNul(EventAssembler):
         return None
 
 
+class EagerLastEventId(EventAssembler):
+    """``self.last_event_id = value`` as soon as the ``id`` line is read, not at
+    dispatch: the events are right, but after ``id: 1``, an event, then
+    ``id: 2`` and a block the stream never finishes, the parser says ``'2'``,
+    and a reconnecting client skips an event it never received."""
+
+    def feed_line(self, line: str) -> Event | None:
+        event = super().feed_line(line)
+        self.last_event_id = self.id_buffer
+        return event
+
+
+class RetryResetPerEvent(EventAssembler):
+    """``retry`` treated like the event type and reset at every dispatch: the
+    next event reports ``None``, though the reconnection time belongs to the stream."""
+
+    def dispatch(self) -> Event | None:
+        event = super().dispatch()
+        self.retry = None
+        return event
+
+
 class IdResetPerEvent(EventAssembler):
     """The ID is treated as per-event: after dispatch it is cleared, so an event
     without an ``id`` field reports "" instead of the stream's last event ID."""
@@ -401,9 +466,13 @@ _MEMBERS: list[tuple[str, str, type, frozenset[str]]] = [
     ("errors-ignore", "decoding", IgnoreErrors, PROFILES),
     ("bom-kept", "decoding", BomKept, PROFILES),
     ("bom-dropped-per-chunk", "decoding", BomDroppedPerChunk, PROFILES),
+    ("offset-without-pending", "decoding", OffsetWithoutPending, frozenset({"strict"})),
+    ("never-final", "decoding", NeverFinal, frozenset({"strict"})),
     ("lf-only", "lines", LfOnly, PROFILES),
     ("splitlines", "lines", Splitlines, PROFILES),
     ("cr-waits", "lines", CrWaits, PROFILES),
+    ("no-cr-then-lf", "lines", NoCrThenLf, PROFILES),
+    ("regex-order-wrong", "lines", RegexOrderWrong, PROFILES),
     ("skip-lf-lost-on-empty-read", "lines", SkipLfLostOnEmptyRead, PROFILES),
     ("lstrip-value", "events", LstripValue, PROFILES),
     ("split-every-colon", "events", SplitEveryColon, PROFILES),
@@ -415,6 +484,8 @@ _MEMBERS: list[tuple[str, str, type, frozenset[str]]] = [
     ("retry-int", "events", RetryInt, PROFILES),
     ("id-with-nul", "events", IdWithNul, PROFILES),
     ("id-reset-per-event", "events", IdResetPerEvent, PROFILES),
+    ("eager-last-event-id", "events", EagerLastEventId, PROFILES),
+    ("retry-reset-per-event", "events", RetryResetPerEvent, PROFILES),
     ("case-insensitive-names", "events", CaseInsensitiveNames, PROFILES),
     ("line-limit-at-line-end", "limits", LineLimitAtLineEnd, PROFILES),
     ("line-limit-in-bytes", "limits", LineLimitInBytes, PROFILES),
