@@ -5,6 +5,7 @@ layer with the smallest failing split, accepts the package's own code, and says
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ from sse_course.classroom.fixtures import get_fixture
 from sse_course.classroom.harness import find_failure, on_boundary, without_range
 from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
 from sse_course.decoding import Utf8Decoder
-from sse_course.events import EventAssembler
+from sse_course.events import EventAssembler, parse_retry, split_field
 from sse_course.lines import LineSplitter
 from sse_course.payloads import JSONPayloads
 
@@ -79,7 +80,7 @@ def failed(check: Callable[[], None]) -> checks.CheckFailed:
 
 
 def assert_shows_split(message: str) -> None:
-    assert "under the split (" in message and "\n    b'" in message and "expected: " in message and "got: " in message, message
+    assert "under the split" in message and "\n    b'" in message and "expected: " in message and "got: " in message, message
 
 
 def assert_smallest(failure: checks.CheckFailed) -> None:
@@ -115,7 +116,7 @@ def test_every_layer_member_has_its_direction_stated() -> None:
 def test_decode_error_offset_counts_bytes_held_from_earlier_reads() -> None:
     """The issue's case: the bad byte at 6 follows two bytes held from read 1."""
     chunks = [b"data: \xf0\x9f", b"x\n\n"]
-    expected = checks.reference_trace(b"".join(chunks), (8,), "strict", ())
+    expected = checks.reference_trace(b"".join(chunks), (8,), "strict", "{}")
     got = checks.trace(lambda: compose("strict", decoder=ZOO["offset-without-pending"].part()), chunks)
     assert expected.error == ("DecodeError", 6) and got.error == ("DecodeError", 8)
     found = checks.difference(expected, got)
@@ -125,7 +126,7 @@ def test_decode_error_offset_counts_bytes_held_from_earlier_reads() -> None:
 def test_last_event_id_is_compared_after_every_read() -> None:
     """The issue's case: the events agree, what a reconnecting client sends does not."""
     raw = b"id: 1\ndata: a\n\nid: 2\ndata: b"
-    expected = checks.reference_trace(raw, (), "browser", ())
+    expected = checks.reference_trace(raw, (), "browser", "{}")
     got = checks.trace(lambda: compose("browser", assembler=ZOO["eager-last-event-id"].part(strict=False)), [raw])
     assert expected.items() == got.items() and expected.states[0][0] == "1" and got.states[0][0] == "2"
     assert checks.difference(expected, got).kind == ("state", "last_event_id")
@@ -253,7 +254,7 @@ class HalfDone(Utf8Decoder):
         raise NotImplementedError
 
 
-def stub_function(*args: Any) -> Any:
+def stub_function(*args: Any, **kwargs: Any) -> Any:
     raise NotImplementedError
 
 
@@ -270,11 +271,21 @@ def stub_function(*args: Any) -> Any:
         (checks.check_payloads, Stub),
         (checks.check_split_finder, stub_function),
         (checks.check_own_fixture, stub_function),
+        (checks.check_safe_cut, stub_function),
+        (checks.check_byte_lines, Stub),
+        (checks.check_encoder, stub_function),
+        (checks.check_named_events, Stub),
     ],
 )
 def test_stub_is_not_attempted_and_does_not_raise(check: Callable[[Any], None], stub: Any, capsys: pytest.CaptureFixture[str]) -> None:
     check(stub)
     assert capsys.readouterr().out.startswith("Not attempted yet: ")
+
+
+def test_fields_check_is_not_attempted_while_either_function_is_a_stub(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_fields(split_field, stub_function)
+    checks.check_fields(stub_function, parse_retry)
+    assert capsys.readouterr().out.count("Not attempted yet: ") == 2
 
 
 @pytest.mark.parametrize("name", ["json-error-leaks", "empty-data-skipped"])
@@ -341,3 +352,141 @@ def test_generated_streams_are_seeded_and_varied() -> None:
     for needle in (b"\r", b"\r\n", b"\xef\xbb\xbf", b"event", b"retry", b"id"):
         assert any(needle in raw for raw in streams), needle
     assert any(fixture.expected["strict"].error for fixture in checks.generated_fixtures())
+
+
+# --- the transfer exercises' checks -------------------------------------------
+
+
+def hold_last_lead_only(buffer: bytes) -> int:
+    """Holds a lead byte at the very end, forgetting one followed by part of its character."""
+    return len(buffer) - 1 if buffer and buffer[-1] >= 0xC0 else len(buffer)
+
+
+def never_holds(buffer: bytes) -> int:
+    return len(buffer)
+
+
+@pytest.mark.parametrize("mutant, says", [(hold_last_lead_only, "too MANY"), (never_holds, "too MANY"), (lambda b: 0, "too FEW")])
+def test_safe_cut_check_rejects_wrong_cuts_with_the_shortest_buffer(mutant: Callable[[bytes], int], says: str) -> None:
+    message = rejection(lambda: checks.check_safe_cut(mutant))
+    assert says in message and "should be" in message
+    shown = message.split("safe_cut(", 1)[1].split(") should", 1)[0]
+    failing = [b for b in checks.safe_cut_cases() if mutant(b) != checks.whole_characters(b)]
+    assert shown == repr(failing[0])
+
+
+def test_safe_cut_check_accepts_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_safe_cut(checks.whole_characters)
+    assert capsys.readouterr().out.startswith("Correct: ")
+
+
+class ByteLinesForgettingCr(checks.LatinLines):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        lines = super().feed(chunk)
+        self.splitter.lines_cut(cr=False)
+        return lines
+
+
+class ByteLinesCrWaits:
+    """Holds a chunk's final CR until the next chunk says whether an LF follows."""
+
+    def __init__(self, strict: bool = True) -> None:
+        self.lines, self.tail = checks.LatinLines(strict), b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        text = self.tail + chunk
+        self.tail = b"\r" if text.endswith(b"\r") else b""
+        return self.lines.feed(text.removesuffix(b"\r")) if text else []
+
+    def close(self) -> list[bytes]:
+        return self.lines.feed(self.tail) + self.lines.close()
+
+
+@pytest.mark.parametrize("mutant, word", [(ByteLinesForgettingCr, "EXTRA"), (ByteLinesCrWaits, "LATE")])
+def test_byte_lines_check_rejects_mistakes_shrunk(mutant: type, word: str) -> None:
+    failure = failed(lambda: checks.check_byte_lines(mutant))
+    assert f"is wrong: {word}: " in str(failure)
+    assert_shows_split(str(failure))
+    assert_smallest(failure)
+
+
+def test_byte_lines_check_accepts_the_reference(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_byte_lines(checks.LatinLines)
+    assert capsys.readouterr().out.startswith("Correct: ")
+
+
+def lstripped(line: str) -> tuple[str, str]:
+    name, _, value = line.partition(":")
+    return name, value.lstrip()
+
+
+def int_retry(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize("fields, shown", [((lstripped, parse_retry), "split_field('data:\\tx')"), ((split_field, int_retry), "parse_retry('+5')")])
+def test_fields_check_rejects_each_function_on_its_shortest_case(fields: tuple, shown: str) -> None:
+    message = rejection(lambda: checks.check_fields(*fields))
+    assert shown in message and "WRONG VALUE" in message
+
+
+def test_fields_check_accepts_the_package(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_fields(split_field, parse_retry)
+    assert capsys.readouterr().out.startswith("Correct: ")
+
+
+def encoder(space: str = " ", split: bool = True, refuse: bool = True) -> Callable[..., bytes]:
+    """An encoder, right with the defaults; each argument switches one mistake on."""
+
+    def encode(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
+        fields = {"event": event, "id": id, "retry": retry}
+        if refuse and ("\r" in data or any(v is not None and any(c in str(v) for c in "\r\n\0-") for v in fields.values())):
+            raise ValueError("no stream can carry this")
+        lines = [f"{name}:{space}{value}" for name, value in fields.items() if value is not None]
+        lines += [f"data:{space}{line}" for line in (data.split("\n") if split else [data])]
+        return ("\n".join(lines) + "\n\n").encode()
+
+    return encode
+
+
+@pytest.mark.parametrize("mutant, word", [(encoder(space=""), "WRONG VALUE"), (encoder(split=False), "WRONG VALUE"), (encoder(refuse=False), "MISSING ERROR")])
+def test_encoder_check_rejects_mistakes(mutant: Callable[..., bytes], word: str) -> None:
+    assert f"is wrong: {word}" in rejection(lambda: checks.check_encoder(mutant))
+
+
+def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_encoder(encoder())
+    assert capsys.readouterr().out.startswith("Correct: ")
+
+
+class NoEndRequired(checks.NamedEventsReference):
+    def close(self) -> list[str]:
+        return []
+
+
+class JsonLeaks(checks.NamedEventsReference):
+    def field(self, event: Any, index: int, key: str) -> str:
+        return json.loads(event.data)[key]
+
+
+class UnknownTypesRefused(checks.NamedEventsReference):
+    def feed(self, events: Any) -> list[str]:
+        events = list(events)
+        if any(event.type not in ("delta", "error", "done") for event in events):
+            raise checks.ContractError("unknown event type")
+        return super().feed(events)
+
+
+@pytest.mark.parametrize("mutant, word", [(NoEndRequired, "MISSING ERROR"), (JsonLeaks, "WRONG ERROR"), (UnknownTypesRefused, "EXTRA ERROR")])
+def test_named_events_check_rejects_mistakes_shrunk(mutant: type, word: str) -> None:
+    failure = failed(lambda: checks.check_named_events(mutant))
+    assert f"is wrong: {word}: " in str(failure)
+    assert_smallest(failure)
+
+
+def test_named_events_check_accepts_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    checks.check_named_events(checks.NamedEventsReference)
+    assert capsys.readouterr().out.startswith("Correct: ")

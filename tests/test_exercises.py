@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import importlib.util
 import shutil
 from pathlib import Path
@@ -105,3 +106,49 @@ def test_cells_tagged_solution_are_left_out() -> None:
     solution.cells[1].metadata["tags"] = [make_exercises.SOLUTION_TAG]
     exercise = make_exercises.exercise_of(solution, "00-test.ipynb")
     assert [cell.source for cell in exercise.cells[1:]] == ["x = 1"]
+
+
+def cell_tags(cell: nbformat.NotebookNode) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
+def test_predict_cells_ask_before_they_answer(path: Path) -> None:
+    """A predict cell in an exercise shows no output until it runs, and the prose
+    right after it keeps its answer folded in a <details> block."""
+    cells = nbformat.read(path, as_version=4).cells
+    predicts = [i for i, cell in enumerate(cells) if make_exercises.PREDICT_TAG in cell_tags(cell)]
+    for i in predicts:
+        cell = cells[i]
+        assert cell.cell_type == "code" and cell.outputs == [] and make_exercises.IGNORE_OUTPUT_TAG in cell_tags(cell)
+        after = cells[i + 1] if i + 1 < len(cells) else None
+        if after is not None and after.cell_type == "markdown":
+            assert after.source.startswith(("<details>", "#")), (path.name, after.source[:80])
+    solved = nbformat.read(ROOT / "solutions" / path.name, as_version=4).cells
+    assert all(cell.outputs for cell in solved if make_exercises.PREDICT_TAG in cell_tags(cell)), "the solution keeps the answers"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_every_exercise_part_has_a_check(path: Path) -> None:
+    cells = nbformat.read(path, as_version=4).cells
+    parts = sum(cell.source.startswith("## Exercise") for cell in cells if cell.cell_type == "markdown")
+    checked = sum(cell.source.lstrip().startswith("check_") for cell in cells if cell.cell_type == "code")
+    assert checked >= parts, path.name
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_every_exercise_states_its_time(path: Path) -> None:
+    header = nbformat.read(path, as_version=4).cells[0].source
+    assert re.search(r"^\*\*Time:\*\* about \d+ minutes\.$", header, re.MULTILINE), path.name
+
+
+def test_predict_cells_are_stubbed_of_their_outputs_and_compared_nowhere_else() -> None:
+    solution = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
+    solution.cells[0].metadata["tags"] = [make_exercises.PREDICT_TAG]
+    solution.cells[0].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    exercise = make_exercises.exercise_of(solution, "00-test.ipynb")
+    assert exercise.cells[1].outputs == []
+    assert cell_tags(exercise.cells[1]) == [make_exercises.PREDICT_TAG, make_exercises.IGNORE_OUTPUT_TAG]
+    exercise.cells[1].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    make_exercises.clear_predictions(exercise)
+    assert exercise.cells[1].outputs == []

@@ -8,13 +8,15 @@ from unittest import mock
 
 import pytest
 
+from sse_course import DecodeError, SSEParser
 from sse_course.classroom.fixtures import load_fixtures
 from sse_course.classroom.harness import find_failure
 from sse_course.classroom.zoo import PROFILES, ZOO, RebuildingSplitter, members
 from sse_course.lines import LineSplitter
 
-#: Members that no shipped fixture shows: the right-but-slow one, and lesson 07's target.
-NOT_SHOWN_BY_FIXTURES = {"quadratic-rebuild", "event-type-stripped"}
+#: Members that no shipped fixture shows: the right-but-slow one, lesson 07's target,
+#: and the one whose events are right and only its parser state is wrong.
+NOT_SHOWN_BY_FIXTURES = {"quadratic-rebuild", "event-type-stripped", "eager-last-event-id"}
 
 
 def first_failing_fixture(name: str, profile: str) -> str | None:
@@ -83,3 +85,22 @@ def test_zoo_imports_cheaply() -> None:
     code = "import sys, sse_course.classroom.zoo; print(sorted(m for m in ('ipywidgets', 'matplotlib', 'numpy') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_eager_last_event_id_shows_in_the_parser_state() -> None:
+    """The issue's stream: the same events, but a reconnecting client would send '2'."""
+    raw = b"id: 1\ndata: a\n\nid: 2\ndata: b"
+    right, eager = SSEParser("browser"), ZOO["eager-last-event-id"]("browser")
+    assert right.feed(raw) == eager.feed(raw)
+    assert (right.last_event_id, eager.last_event_id) == ("1", "2")
+
+
+def test_offset_without_pending_reports_the_issues_offset() -> None:
+    with pytest.raises(DecodeError) as right:
+        parser = SSEParser()
+        parser.feed(b"data: \xf0\x9f"), parser.feed(b"x\n\n"), parser.close()
+    wrong = ZOO["offset-without-pending"]()
+    wrong.feed(b"data: \xf0\x9f")
+    with pytest.raises(DecodeError) as caught:
+        wrong.feed(b"x\n\n")
+    assert (right.value.offset, caught.value.offset) == (6, 8)

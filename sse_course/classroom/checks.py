@@ -5,17 +5,25 @@ Every check behaves the same way, so a learner can trust it:
 * unattempted (``NotImplementedError`` anywhere in the learner's code): it
   prints that the exercise is not attempted yet, and does not raise, so an
   exercise notebook still runs top to bottom;
-* wrong: it raises ``AssertionError`` showing the smallest failing input with
-  the split marked (``b'data: a\\r' | b'\\n'``), expected against got;
+* wrong: it raises :class:`CheckFailed` (an ``AssertionError``) whose message
+  says first what is wrong and which way (LATE, EARLY, MISSING, EXTRA, WRONG
+  VALUE, or an error missing, extra or wrong), then the fixture that explains
+  the case, the smallest split that still shows the same difference (fewest
+  cuts, then the shortest input), and what each call returned, expected
+  against got. In a notebook only that message is shown, not the frames of
+  this module;
 * right: it prints what it verified (fixtures, partitions, profiles).
 
 A layer is checked inside the package's parser (:func:`~sse_course.classroom.zoo.compose`):
 the learner's decoder, line splitter or event assembler takes the place of the
-package's own, and the whole stream must come out as the standard says. The
-inputs are the shipped fixtures (every family, the strategies each was checked
-under) plus seeded generated streams whose expected outcome the package's
-parser gives. Error *types* are compared, not messages, since a learner's
-wording may differ.
+package's own. Everything a caller can observe is compared with the package's
+layered parser, read by read: the events each ``feed()`` and ``close()``
+return, ``parser.last_event_id`` and ``parser.retry`` after each call (what a
+reconnecting client relies on), and the error's class and ``offset``. Messages
+are not compared, since a learner's wording may differ. The inputs are the
+shipped fixtures (the families that explain the layer first, every strategy
+each was checked under, pairs narrowed to those holding an interesting cut)
+plus seeded generated streams.
 
     from sse_course.classroom.checks import check_parser
     check_parser(lambda: MyParser(), profile="browser")
@@ -396,9 +404,14 @@ def show_trace(found: Trace) -> str:
 
 
 @functools.lru_cache(maxsize=1 << 17)
-def reference_trace(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+def reference_trace(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
     """What the package's layered parser gives: the oracle every check compares with."""
-    return trace(lambda: compose(profile, dict(options)), chunks_of(raw, cuts))
+    return trace(lambda: compose(profile, json.loads(options)), chunks_of(raw, cuts))
+
+
+def frozen(options: dict[str, Any]) -> str:
+    """Options (limits, or an adapter's config) as a key the oracles can cache on."""
+    return json.dumps(options, sort_keys=True)
 
 
 Fails = Callable[[bytes, Partition], "Difference | None"]
@@ -481,7 +494,7 @@ def check_partitions(fixture: Fixture) -> list[Partition]:
     return found
 
 
-Oracle = Callable[[bytes, Partition, str, tuple], Trace]
+Oracle = Callable[[bytes, Partition, str, str], Trace]
 Observe = Callable[[Callable[[], Any], list], Trace]
 
 
@@ -501,7 +514,7 @@ def verify(
     count = 0
     for fixture in fixtures:
         for profile in profiles:
-            options = tuple(sorted(fixture.options.items()))
+            options = frozen(fixture.options)
 
             def fails(raw: bytes, cuts: Partition) -> Difference | None:
                 got = observe(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
@@ -707,8 +720,8 @@ def payload_oracle(reference: Callable[..., Any]) -> Oracle:
     """The trace of the package's parser, then ``reference(**config)``, fed each read's events."""
 
     @functools.lru_cache(maxsize=1 << 14)
-    def oracle(raw: bytes, cuts: Partition, profile: str, config: tuple) -> Trace:
-        return payload_trace(lambda: AdapterPipeline(reference(**dict(config))), chunks_of(raw, cuts))
+    def oracle(raw: bytes, cuts: Partition, profile: str, config: str) -> Trace:
+        return payload_trace(lambda: AdapterPipeline(reference(**json.loads(config))), chunks_of(raw, cuts))
 
     return oracle
 
@@ -812,7 +825,7 @@ def line_trace(factory: Callable[[], Any], chunks: list) -> Trace:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def line_oracle(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+def line_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
     return line_trace(lambda: LatinLines(_strict(profile)), chunks_of(raw, cuts))
 
 
@@ -1025,7 +1038,7 @@ def contract_trace(factory: Callable[[], Any], chunks: list) -> Trace:
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def contract_oracle(raw: bytes, cuts: Partition, profile: str, options: tuple) -> Trace:
+def contract_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
     return contract_trace(lambda: AdapterPipeline(NamedEventsReference()), chunks_of(raw, cuts))
 
 
