@@ -24,8 +24,9 @@ tables, as JupyterLab's renderer reads them), and fails on:
 - **a cheat-sheet example that is not true**: the ``>>>`` examples of ``docs/cheat-sheet.md``
   run as doctests.
 
-The checks are pure functions of text, so the tests at the end show each one rejecting
-a small page with the defect it looks for.
+Each check is a small function of the text (and of the files its links name), so the
+tests at the end show each one rejecting a small page with the defect it looks for, and
+accepting the same page without it.
 """
 
 from __future__ import annotations
