@@ -57,6 +57,7 @@ from .harness import (
     Partition,
     as_event,
     chunks_of,
+    describe,
     find_failure,
     interesting_cuts,
     on_boundary,
@@ -450,16 +451,18 @@ def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tupl
             else:
                 raw, cuts, found = trial_raw, trial_cuts, smaller
         size //= 2
-    start = 0
-    while start < len(raw):  # then one whole character at a time
-        size = next((n for n in range(1, 5) if on_boundary(raw, start + n)), 1)
-        trial_raw, trial_cuts = without_range(raw, cuts, start, size)
-        smaller = same_kind(trial_raw, trial_cuts) if trial_raw else None
-        if smaller is None:
-            start += size
-        else:
-            raw, cuts, found = trial_raw, trial_cuts, smaller
-    cuts, found = fewer_cuts(raw, cuts, found)
+    shorter = True
+    while shorter:  # then one whole character at a time, until none can go
+        shorter, start = False, 0
+        while start < len(raw):
+            size = next((n for n in range(1, 5) if on_boundary(raw, start + n)), 1)
+            trial_raw, trial_cuts = without_range(raw, cuts, start, size)
+            smaller = same_kind(trial_raw, trial_cuts) if trial_raw else None
+            if smaller is None:
+                start += size
+            else:
+                raw, cuts, found, shorter = trial_raw, trial_cuts, smaller, True
+        cuts, found = fewer_cuts(raw, cuts, found)
     return raw, cuts, found
 
 
@@ -473,7 +476,7 @@ LAYER_FAMILIES = {
     "decoder": ("utf8", "bom"),
     "splitter": ("line_ends",),
     "assembler": ("fields", "ids", "retry", "eof"),
-    "parser": (),
+    "parser": ("utf8", "bom", "line_ends", "fields", "ids", "retry", "eof"),
 }
 
 
@@ -618,7 +621,7 @@ def check_parser(factory: Callable[..., Any], profile: str = "strict") -> str:
     make_one = guarded(factory)
     limits = accepts_limits(factory)
     keep = all_kept if limits else without_option("max_line_chars", "max_event_chars")
-    verified = verify(lambda _profile, options: make_one(**options), all_fixtures(keep), [profile], "your parser")
+    verified = verify(lambda _profile, options: make_one(**options), all_fixtures(keep, LAYER_FAMILIES["parser"]), [profile], "your parser")
     if not limits:
         return verified + " (limit fixtures skipped: the factory takes no max_line_chars/max_event_chars)"
     return verified + " " + refuses_huge_chunk(make_one(max_line_chars=HUGE_LIMIT), "your parser")
@@ -1129,7 +1132,12 @@ def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
     for profile in PROFILES:
         failure = find_failure(lambda: SSEParser(profile, **fixture.options), fixture, profile, shrink=False)
         if failure is not None:
-            raise CheckFailed(f"your fixture's expectation is not what the standard says (the package's parser): {failure}")
+            raise CheckFailed(
+                f"your fixture is wrong: WRONG VALUE: its expectation is not what the standard says.\n"
+                f"{failure.fixture} [{failure.profile}] under the split\n    {show_split(failure.raw, failure.cuts)}\n"
+                f"your fixture expects: {describe(failure.expected.events, failure.expected.error)}\n"
+                f"the standard gives:   {describe(failure.got.events, failure.got.error)} (the package's parser)"
+            )
     target = ZOO[TARGET]
     if not list(catches(target, [fixture])):
         outcome = run(lambda: target("strict", **fixture.options), [fixture.raw])
