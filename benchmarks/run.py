@@ -28,7 +28,7 @@ from parsers import OURS, Parse, Triple, char_loop, installed_peers, ours
 from sse_course import LayeredSSEParser, SSEParser
 
 REFERENCE = "LayeredSSEParser"
-TARGETED = "SSEParser"  # the parser issue 6 sets its targets for
+TARGETED = "SSEParser"  # the parser issues 6 and 10 set their targets for
 CHAR_LOOP = "char loop"
 #: Generous limits so the 8 MiB line is legal for our parsers.
 LIMITS = {"max_line_chars": 16 << 20, "max_event_chars": 16 << 20}
@@ -38,8 +38,11 @@ LIMITS = {"max_line_chars": 16 << 20, "max_event_chars": 16 << 20}
 class Plan:
     """Sizes and repeats: the full run, or the --quick one."""
 
-    corpus_bytes: dict[str, int]
+    corpus_bytes: dict[str, int]  # the event corpora's sizes
     prefix_bytes: int  # the one-byte chunking runs on a stream this long
+    long_lines: tuple[int, ...]  # the long-line grid: one data line of each size
+    one_byte_line_max: int  # the grid's one-byte chunking only up to this line size
+    memory_line: int  # peak memory is measured on a line this long
     growth_bytes: tuple[int, ...]  # one long line in one-byte chunks
     rounds: int
     growth_rounds: int
@@ -47,16 +50,22 @@ class Plan:
 
 
 FULL = Plan(
-    {"token stream": 2_250_000, "CRLF events": 2_000_000, "long line": 8 << 20},
+    {"token stream": 2_250_000, "CRLF events": 2_000_000},
     200_000,
+    (100_000, 500_000, 2_000_000, 8_000_000),
+    500_000,
+    8 << 20,
     (50_000, 100_000, 200_000, 400_000),
     rounds=5,
     growth_rounds=5,
     cap_seconds=8.0,
 )
 QUICK = Plan(
-    {"token stream": 300_000, "CRLF events": 300_000, "long line": 1 << 20},
+    {"token stream": 300_000, "CRLF events": 300_000},
     30_000,
+    (100_000, 500_000),
+    100_000,
+    1 << 20,
     (12_500, 25_000, 50_000, 100_000),
     rounds=3,
     growth_rounds=3,
@@ -77,10 +86,38 @@ def guarded(chunks: list[bytes], cap: float) -> Iterator[bytes]:
         yield chunk
 
 
-def cpu_time(parse: Parse, chunks: list[bytes]) -> float:
+def grid(plan: Plan) -> Iterator[tuple[str, str, list[bytes]]]:
+    """(corpus, chunking, chunks) for every cell: the event corpora in four chunkings,
+    then the long-line grid (one-byte chunks only on the shorter lines)."""
+    for corpus, size in plan.corpus_bytes.items():
+        raw, prefix = CORPORA[corpus](size), CORPORA[corpus](plan.prefix_bytes)
+        events = len(ours(LayeredSSEParser)([raw]))
+        print(f"{corpus}: {len(raw):,} bytes, {events:,} events; one-byte chunks on {len(prefix):,} bytes", flush=True)
+        for label, chunk in CHUNKINGS:
+            yield corpus, label, chunked(prefix if chunk == 1 else raw, chunk)
+    for size in plan.long_lines:
+        raw, corpus = long_line(size), f"long line {size / 1e6:g} MB"
+        print(f"{corpus}: one data line of {size:,} bytes", flush=True)
+        for label, chunk in CHUNKINGS:
+            if chunk > 1 or size <= plan.one_byte_line_max:
+                yield corpus, label, chunked(raw, chunk)
+
+
+CHUNKINGS = (("64 KiB", 65536), ("1 KiB", 1024), ("37 B", 37), ("1 B", 1))
+
+
+#: A cell whose parse takes less CPU time than this is parsed several times per
+#: measurement (the same number of times for every parser), so that a 0.1 ms parse
+#: is not measured at the timer's and the cache's noise.
+MIN_SAMPLE_SECONDS = 0.02
+
+
+def cpu_time(parse: Parse, chunks: list[bytes], repeat: int = 1) -> float:
+    """CPU seconds of one parse, the mean over ``repeat`` parses in a row."""
     start = time.process_time()
-    parse(chunks)
-    return time.process_time() - start
+    for _ in range(repeat):
+        parse(chunks)
+    return (time.process_time() - start) / repeat
 
 
 @dataclass
@@ -134,11 +171,13 @@ def measure_cell(cell: Cell, parsers: dict[str, Parse], chunks: list[bytes], pla
         if got != expected:
             cell.disagreements.append(f"{name}: {first_difference(expected, got)}")
     names = [name for name in parsers if name not in cell.too_slow]
+    once = min(cpu_time(parsers[name], chunks) for name in names)
+    repeat = max(1, round(MIN_SAMPLE_SECONDS / max(once, 1e-6)))
     cell.times = {name: [] for name in names}
     for r in range(plan.rounds):
         gc.collect()
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            cell.times[name].append(cpu_time(parsers[name], chunks))
+            cell.times[name].append(cpu_time(parsers[name], chunks, repeat))
 
 
 def edge_case_findings(parsers: dict[str, Parse]) -> list[str]:
@@ -206,22 +245,22 @@ def fmt(ratio: float | None) -> str:
 
 def print_cells(cells: list[Cell], ours: list[str], peers: list[str]) -> None:
     print("\nTime / fastest peer's time, median of per-round ratios (below 1.00: faster than every peer)")
-    header = f"{'corpus':<13} {'chunks':<7} {'fastest peer':<13} {'ms':>8}" + "".join(f" {n:>13}" for n in ours)
+    header = f"{'corpus':<17} {'chunks':<7} {'fastest peer':<13} {'ms':>8}" + "".join(f" {n:>13}" for n in ours)
     print(header)
     print("-" * len(header))
     for cell in cells:
         best = cell.fastest_peer(peers)
         ms = f"{cell.median_ms(best):8.1f}" if best else f"{'-':>8}"
-        row = f"{cell.corpus:<13} {cell.chunking:<7} {best or '(none)':<13} {ms}"
+        row = f"{cell.corpus:<17} {cell.chunking:<7} {best or '(none)':<13} {ms}"
         print(row + "".join(f" {fmt(cell.ratio(n, peers)):>13}" for n in ours))
     print("\nMedian CPU milliseconds per parser ('slow': over the cap in the first run, not timed)")
     names = ours + peers
-    print(f"{'corpus':<13} {'chunks':<7}" + "".join(f" {n:>13}" for n in names))
+    print(f"{'corpus':<17} {'chunks':<7}" + "".join(f" {n:>13}" for n in names))
     for cell in cells:
         values = [
             "slow" if n in cell.too_slow else (f"{cell.median_ms(n):.1f}" if n in cell.times else "-") for n in names
         ]
-        print(f"{cell.corpus:<13} {cell.chunking:<7}" + "".join(f" {v:>13}" for v in values))
+        print(f"{cell.corpus:<17} {cell.chunking:<7}" + "".join(f" {v:>13}" for v in values))
 
 
 def print_disagreements(cells: list[Cell]) -> None:
@@ -248,7 +287,7 @@ def print_growth(results: dict[str, list[float | None]], plan: Plan) -> dict[str
 
 
 def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: list[str], elapsed: float) -> None:
-    print(f"\nIssue 6 targets, set for {TARGETED} ({', '.join(name for name in OURS if name != TARGETED)} beside it)")
+    print(f"\nIssue 10 targets, set for {TARGETED} ({', '.join(name for name in OURS if name != TARGETED)} beside it)")
     for name in OURS:
         ratios = [r for r in (cell.ratio(name, peers) for cell in cells) if r is not None]
         worst = max(ratios) if ratios else None
@@ -257,10 +296,11 @@ def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: li
             f"must (<= 1.00) {'met' if worst is not None and worst <= 1 else 'MISSED'}, "
             f"goal (<= 0.50) {'met' if worst is not None and worst <= 0.5 else 'missed'}",
             f"{'met' if growth and growth <= 10 else 'MISSED'} (<= 10)",
-            f"{'met' if peak is not None and peak <= 2.5 else 'MISSED'} (<= 2.5)",
+            f"{'met' if peak is not None and peak <= 2.0 else 'MISSED'} (<= 2.0)",
         ) if name == TARGETED else ("not a target",) * 3
         print(f"  {name}: worst cell {fmt(worst)}x the fastest peer -> {verdicts[0]}; "
-              f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}")
+              f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}, "
+              f"at 0.50 or below: {sum(r <= 0.5 for r in ratios)}/{len(ratios)}")
         print(f"  {name}: one-byte growth last/first {fmt(growth)} -> {verdicts[1]}")
         print(f"  {name}: peak memory {fmt(peak)}x the line -> {verdicts[2]}")
     print(f"  whole run: {elapsed:.0f} s wall time")
@@ -280,14 +320,10 @@ def main() -> None:
     peers = list(peer_parsers)
 
     cells = []
-    for corpus, make in CORPORA.items():
-        raw, prefix = make(plan.corpus_bytes[corpus]), make(plan.prefix_bytes)
-        events = len(parsers[REFERENCE]([raw]))
-        print(f"{corpus}: {len(raw):,} bytes, {events:,} events; one-byte chunks on {len(prefix):,} bytes", flush=True)
-        for label, size, data in (("64 KiB", 65536, raw), ("1 KiB", 1024, raw), ("37 B", 37, raw), ("1 B", 1, prefix)):
-            cell = Cell(corpus, label)
-            measure_cell(cell, parsers, chunked(data, size), plan)
-            cells.append(cell)
+    for corpus, label, chunks in grid(plan):
+        cell = Cell(corpus, label)
+        measure_cell(cell, parsers, chunks, plan)
+        cells.append(cell)
     print_cells(cells, [*OURS, CHAR_LOOP], peers)
     print_disagreements(cells)
     checked = {"SSEParser": ours(SSEParser, profile="browser")}
@@ -295,7 +331,7 @@ def main() -> None:
     print("\nEdge cases (not timed), against the standard (LayeredSSEParser, browser profile):")
     print("\n".join(f"  {line}" for line in edge_case_findings(checked)) or "  every parser agreed")
     growth_ratios = print_growth(growth(parsers, plan), plan)
-    line_bytes = plan.corpus_bytes["long line"]
+    line_bytes = plan.memory_line
     peaks = peak_memory(parsers, line_bytes)
     print(f"\nPeak traced memory parsing one {line_bytes:,}-byte line in 64 KiB chunks, over the line's size")
     print("  " + "   ".join(f"{name}: {fmt(peak)}" for name, peak in peaks.items()))

@@ -13,6 +13,7 @@ import codecs
 from .errors import DecodeError
 
 BOM = "\ufeff"
+BOM_BYTES = BOM.encode()
 
 
 class Utf8Decoder:
@@ -54,11 +55,25 @@ class Utf8Decoder:
         """End of stream: unfinished bytes are an error (or U+FFFD)."""
         return self._decode(b"", final=True)
 
+    def begin(self, chunk: bytes) -> int | None:
+        """The stream starts with ``chunk``, to be decoded elsewhere: how many of its
+        bytes are the BOM to skip (0 or 3), or None while it may still be one.
+        The decoder then counts the BOM as decoded and the stream as started."""
+        if not self._at_start or self.pending:
+            raise ValueError("begin() is for the stream's first bytes")
+        if BOM_BYTES.startswith(chunk[: len(BOM_BYTES)]) and len(chunk) < len(BOM_BYTES):
+            return None
+        skip = len(BOM_BYTES) if chunk.startswith(BOM_BYTES) else 0
+        self._at_start = False
+        self._consumed += skip
+        return skip
+
     def advance(self, nbytes: int) -> None:
-        """Account for ``nbytes`` whole characters decoded elsewhere, after the
-        stream's first character, so that a later error's offset stays exact."""
-        if self._at_start or self.pending:
-            raise ValueError("advance() needs the first character seen and no character pending")
+        """Account for ``nbytes`` of whole characters decoded elsewhere, after the
+        stream's first character and with no character pending, so that a later
+        error's offset stays exact."""
+        if self._at_start:
+            raise ValueError("advance() needs the stream's first character seen (a BOM is this decoder's to drop)")
         self._consumed += nbytes
 
     def _decode(self, chunk: bytes, final: bool) -> str:

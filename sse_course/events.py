@@ -46,11 +46,15 @@ class Comment:
     text: str
 
 
+_new = object.__new__
+
+
 def make_event(type: str, data: str, last_event_id: str, retry: int | None) -> Event:
     """``Event(type, data, last_event_id, retry)`` at a fraction of the cost:
     a parser builds one per event, and the frozen ``__init__`` dominates a small event."""
-    event = object.__new__(Event)
-    event.__dict__.update(type=type, data=data, last_event_id=last_event_id, retry=retry)
+    event = _new(Event)
+    fields = event.__dict__
+    fields["type"], fields["data"], fields["last_event_id"], fields["retry"] = type, data, last_event_id, retry
     return event
 
 
@@ -172,6 +176,22 @@ class EventAssembler:
         self.data_lines.append(value)
         self._data_chars = size
         self.in_block = True
+
+    def dispatch_data(self, value: str) -> Event:
+        """A block's data (one line's value, or several joined by LF), then its blank
+        line, in one call: what a parser that cuts blocks on the bytes hands over
+        (the block's other lines went through ``feed`` first)."""
+        if self.data_lines or len(value) > self.max_event_chars:  # data before it, or too large
+            self.add_data(value)
+            return self.dispatch()  # type: ignore[return-value]  # data was just added
+        self.last_event_id = self.id_buffer  # dispatch(), for a block whose only data is ``value``
+        event = _new(Event)  # make_event(...), without a call: a parser makes one per event
+        fields = event.__dict__
+        fields["type"], fields["data"], fields["last_event_id"], fields["retry"] = (
+            self.event_type or "message", value, self.id_buffer, self.retry
+        )
+        self.event_type, self.in_block = "", False
+        return event
 
     def dispatch(self) -> Event | None:
         """The standard's dispatch (a blank line): commit the id; no data means no event."""

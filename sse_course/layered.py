@@ -21,7 +21,7 @@ not returned yet. After an error or ``close()`` the parser is spent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from .decoding import Utf8Decoder
 from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, ParserClosed, SSEError
@@ -50,6 +50,24 @@ def as_chunk(chunk: Any) -> bytes:
     if isinstance(chunk, (bytearray, memoryview)):
         return bytes(chunk)
     raise TypeError(f"a chunk must be bytes, got {type(chunk).__name__}")
+
+
+class Lifecycle:
+    """Whether a parser still takes input, and why not: after ``close()`` or an
+    error it is spent, and says so instead of parsing on from a broken state."""
+
+    def __init__(self) -> None:
+        self.spent_because: str | None = None
+
+    def refuse_if_spent(self) -> None:
+        if self.spent_because is not None:
+            raise ParserClosed(f"this parser takes no more input: {self.spent_because}; create a new one")
+
+    def fail(self, err: SSEError, events: list) -> NoReturn:
+        """Spend the parser on ``err``, which carries ``events`` (completed before it) first."""
+        self.spent_because = f"it raised {type(err).__name__}: {err}"
+        err.events = events + err.events
+        raise err
 
 
 class LayeredSSEParser:
@@ -81,7 +99,12 @@ class LayeredSSEParser:
             max_event_chars, strict, last_event_id=last_event_id, comments=comments
         )
         self._stages = (self.decoder, self.splitter, self.assembler)
-        self._spent_because: str | None = None
+        self._life = Lifecycle()
+
+    @property
+    def spent(self) -> bool:
+        """True once ``close()`` was called or an error was raised."""
+        return self._life.spent_because is not None
 
     @property
     def last_event_id(self) -> str:
@@ -109,7 +132,7 @@ class LayeredSSEParser:
     def close(self) -> list[Event]:
         """End of stream: return what the end completes; the parser is then spent."""
         self._refuse_if_spent()
-        self._spent_because = "close() was called"
+        self._life.spent_because = "close() was called"
         events: list[Event] = []
         try:
             for level, stage in enumerate(self._stages):
@@ -138,13 +161,8 @@ class LayeredSSEParser:
             raise
         return self._push(level + 1, output)
 
-    def _fail(self, err: SSEError, events: list[Event]) -> None:
-        self._spent_because = f"it raised {type(err).__name__}: {err}"
-        err.events = events + err.events
-        raise err
+    def _fail(self, err: SSEError, events: list[Event]) -> NoReturn:
+        self._life.fail(err, events)
 
     def _refuse_if_spent(self) -> None:
-        if self._spent_because is not None:
-            raise ParserClosed(
-                f"this SSEParser takes no more input: {self._spent_because}; create a new one"
-            )
+        self._life.refuse_if_spent()

@@ -74,9 +74,19 @@ class LineSplitter:
             self._extend(text, 0, len(text), [])
             self.skip_lf = False
 
-    def take_partial(self) -> str:
-        """Take the partial line out (its line end was found elsewhere)."""
-        line = "".join(self._fragments)
+    def starts_with(self, prefix: str) -> bool:
+        """Whether the partial line's first fragment starts with ``prefix``."""
+        return bool(self._fragments) and self._fragments[0].startswith(prefix)
+
+    def take_partial(self, rest: str = "", skip: int = 0) -> str:
+        """Take the partial line out, less its first ``skip`` characters and with
+        ``rest`` joined to it, in one copy (the line's end was found elsewhere)."""
+        fragments = self._fragments
+        if skip:
+            fragments[0] = fragments[0][skip:]
+        if rest:
+            fragments.append(rest)
+        line = "".join(fragments)
         self._fragments.clear()
         self._partial_chars = 0
         return line

@@ -9,6 +9,7 @@ produce the same events and the same error (type and message) in both.
 from __future__ import annotations
 
 import dataclasses
+import os
 import statistics
 import time
 import tracemalloc
@@ -16,14 +17,24 @@ from collections.abc import Callable, Iterable
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sse_course.parser
-from sse_course import DecodeError, Event, LayeredSSEParser, LineTooLong, ParserClosed, SSEParser
+from sse_course import (
+    DecodeError,
+    Event,
+    LayeredSSEParser,
+    LineTooLong,
+    ParseLimitError,
+    ParserClosed,
+    SSEError,
+    SSEParser,
+)
 from sse_course.classroom import harness
 from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
+from sse_course.parser import HeldBytes
 
 PROFILES = ("strict", "browser")
 FIXTURES = load_fixtures()
@@ -67,6 +78,17 @@ def compared(reference: Factory, candidate: Factory, chunks: list[bytes]) -> tup
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.id)
 def test_same_outcome_as_layered_on_every_fixture_and_partition(fixture: Fixture, profile: str) -> None:
     assert first_difference(SSEParser, [fixture], profile) is None
+
+
+#: ``SSE_SOAK=N pytest tests/test_fastpath.py -k "generated or long_lines or state or threshold"``
+#: runs each hypothesis comparison below with N random examples instead of the
+#: CI's fixed ones (the README gives the last soak's command and figures).
+SOAK = int(os.environ.get("SSE_SOAK", "0"))
+
+
+def soak_settings(examples: int) -> settings:
+    """``examples`` examples (derandomized in CI, see conftest.py); SSE_SOAK random ones in a soak."""
+    return settings(max_examples=SOAK or examples, deadline=None, **({"derandomize": False} if SOAK else {}))
 
 
 # --- the comparison is not vacuous -------------------------------------------
@@ -150,7 +172,7 @@ LIMITS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@soak_settings(200)
 @given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
 def test_same_outcome_on_generated_streams(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
     _, chunks = chunked
@@ -172,7 +194,7 @@ def long_lines(draw: st.DrawFn) -> bytes:
     return b"".join(lines) + draw(st.sampled_from([b"", b"data: tail"]))
 
 
-@settings(max_examples=150, deadline=None)
+@soak_settings(150)
 @given(
     raw=long_lines(),
     sizes=st.lists(st.integers(1, 1500), min_size=1, max_size=6),
@@ -242,7 +264,7 @@ def test_invalid_byte_after_complete_events_has_the_same_offset(line_end: bytes)
         assert got == expected, cuts
 
 
-@settings(max_examples=300, deadline=None)
+@soak_settings(300)
 @given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
 def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
     """Not only the outcome: each feed returns the same events, the reconnection
@@ -256,7 +278,11 @@ def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profil
     line after the bad byte (or close()), with the same message and the same
     events in total. The totals are also compared, with no relaxation, by the
     fixture tests above."""
-    raw, chunks = chunked
+    assert_same_state(*chunked, profile, limits)
+
+
+def assert_same_state(raw: bytes, chunks: list[bytes], profile: str, limits: dict) -> None:
+    """Feed ``chunks`` to LayeredSSEParser and two SSEParsers in step; see above."""
     layered = LayeredSSEParser(profile, **limits)
     fast, watched = SSEParser(profile, **limits), SSEParser(profile, **limits)  # watched: retry read
     for i, chunk in enumerate(chunks):
@@ -267,6 +293,7 @@ def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profil
                 check_late_decode_error(parser, raw, chunks, i, err)
             return
         except Exception as err:  # the same error, the same carried events
+            assert_documented(err, profile)
             for parser in (fast, watched):
                 with pytest.raises(type(err)) as raised:
                     parser.feed(chunk)
@@ -275,6 +302,22 @@ def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profil
         assert fast.feed(chunk) == watched.feed(chunk) == expected
         assert fast.last_event_id == watched.last_event_id == layered.last_event_id
         assert watched.retry == layered.retry  # reading it assembles the lines held back
+    try:
+        expected = layered.close()
+    except Exception as err:
+        assert_documented(err, profile)
+        for parser in (fast, watched):
+            with pytest.raises(type(err)) as raised:
+                parser.close()
+            assert (str(raised.value), raised.value.events) == (str(err), err.events)
+        return
+    assert fast.close() == watched.close() == expected
+
+
+def assert_documented(err: Exception, profile: str) -> None:
+    """Bad input raises only the documented errors; the browser profile only a limit's."""
+    assert isinstance(err, SSEError), f"an undocumented error: {err!r}"
+    assert profile == "strict" or isinstance(err, ParseLimitError), f"the browser profile raised {err!r}"
 
 
 def check_late_decode_error(fast: LayeredSSEParser, raw: bytes, chunks: list[bytes], i: int, err: DecodeError) -> None:
@@ -416,7 +459,7 @@ class RebuildsHeldBytes(SSEParser):
     """The quadratic mistake: the held bytes are copied on every chunk without a line end."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._raw = bytearray(self._raw)
+        self._held = HeldBytes(self._held)
         return super().feed(chunk)
 
 
@@ -434,7 +477,9 @@ def test_a_long_line_fed_one_byte_at_a_time_takes_linear_time() -> None:
 
 
 def test_the_growth_check_rejects_rebuilding_the_held_bytes() -> None:
-    assert one_byte_seconds(RebuildsHeldBytes, 80_000) / one_byte_seconds(RebuildsHeldBytes, 10_000) > 12
+    """The held bytes never pass PIECE_BYTES, so the mistake shows once they may grow."""
+    with mock.patch.object(sse_course.parser, "PIECE_BYTES", 1 << 30):
+        assert one_byte_seconds(RebuildsHeldBytes, 80_000) / one_byte_seconds(RebuildsHeldBytes, 10_000) > 12
 
 
 def test_limit_fires_before_a_huge_chunk_is_decoded() -> None:
@@ -477,3 +522,162 @@ def test_events_are_ordinary_events() -> None:
     assert (made, hash(made), repr(made)) == (reference, hash(reference), repr(reference))
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.data = "changed"  # type: ignore[misc]
+
+
+# --- issue 10: the fast path's thresholds, and the defects found there ----------
+
+#: Chunk sizes where the fast path changes its mind: a few bytes, around 512,
+#: around PIECE_BYTES (64 KiB), and past it.
+SIZES = [1, 3, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
+
+
+@st.composite
+def threshold_lines(draw: st.DrawFn, size: int) -> list[bytes]:
+    """A line or two aimed at a threshold: a long one (a few chunks of ``size``), a
+    CR-ended line before a long one, a retry of thousands of digits, a field line."""
+    end = draw(LINE_ENDS)
+    kind = draw(st.sampled_from(["field", "field", "long", "long", "cr-then-long", "retry", "blank"]))
+    if kind == "field":
+        return [draw(field_lines())]
+    if kind == "blank":
+        return [end]
+    if kind == "retry":
+        digits = draw(st.sampled_from(["1", "0", "9"])) * draw(st.sampled_from([1, 20, 21, 4300, 4301, 5000]))
+        return [b"retry: " + digits.encode() + end]
+    name = draw(st.sampled_from([b"data: ", b"id: ", b": ", b"event: ", b"x"]))
+    char = draw(st.sampled_from(["a", "a", "é", "🙂"])).encode()
+    # the line end right at a chunk boundary (it starts the next chunk), or a little off it
+    off = draw(st.sampled_from([-len(name), -len(name), -2, -1, 1, 2]))
+    chars = max(1, size * draw(st.integers(1, 3)) + off) // len(char)
+    long = name + char * chars + draw(st.sampled_from([b"\n", end]))
+    return [draw(st.sampled_from([b"data: x\r", b"\r"])), long] if kind == "cr-then-long" else [long]
+
+
+@st.composite
+def threshold_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes], dict]:
+    """Lines around one chunk size, cut into chunks of that size (or a few sizes),
+    the cuts often aligned to the lines (complete lines held, then large chunks),
+    with limits near the sizes; never more than about 4000 chunks an example."""
+    size = draw(st.sampled_from(SIZES))
+    lines = [line for group in draw(st.lists(threshold_lines(size), min_size=1, max_size=5)) for line in group]
+    lines.append(draw(st.sampled_from([b"", b"\n", b"\r\n\r\n", b"data: end\n\n"])))
+    pieces = lines if draw(st.booleans()) else [b"".join(lines)]  # each line cut on its own, or the whole
+    sizes = [size] + draw(st.lists(st.sampled_from(SIZES), max_size=2))
+    scale = max(1, sum(map(len, lines)) // (4000 * max(sizes)))
+    chunks: list[bytes] = []
+    for piece in pieces:
+        at = 0
+        while at < len(piece):
+            step = sizes[len(chunks) % len(sizes)] * scale
+            chunks.append(piece[at : at + step])
+            at += step
+    near = st.sampled_from([size, 2 * size - 1, 2 * size, 2 * size + 6, 3 * size]).map(lambda n: max(n, 1))
+    limits = draw(st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near}))
+    return b"".join(lines), chunks, limits
+
+
+def stream_of(chunks: list[bytes], **limits: int) -> tuple[bytes, list[bytes], dict]:
+    return b"".join(chunks), chunks, limits
+
+
+#: Issue 10's repros, always among the examples: defect 1 (a limit did not fire
+#: after complete lines were held), 2 (a stale CR state swallowed the LF ending a
+#: long line) and 3 (a retry of thousands of digits raised ValueError).
+ISSUE_10_STREAMS = [
+    stream_of([b"id: x\n", b"a" * 600, b"a" * 600, b"\n\n"], max_line_chars=1000),
+    stream_of([b"x\n", b"data: " + b"a" * 600, b"a" * 600, b"\n\n"], max_event_chars=1000),
+    stream_of([b"\r", b"a" * 65537, b"\ndata: x\n\n"]),
+    stream_of([b"data: x\r", b"id: " + b"a" * 70000, b"\ndata: y\n\n"]),
+    stream_of([b"retry: " + b"1" * 4301 + b"\ndata: x\n\n"]),
+]
+
+
+def with_issue_10_examples(test: Callable) -> Callable:
+    for stream in ISSUE_10_STREAMS:
+        test = example(stream=stream, profile="browser")(test)
+    return test
+
+
+@with_issue_10_examples
+@soak_settings(300)
+@given(stream=threshold_streams(), profile=st.sampled_from(PROFILES))
+def test_threshold_streams_same_state_after_every_chunk(stream: tuple, profile: str) -> None:
+    raw, chunks, limits = stream
+    assert_same_state(raw, chunks, profile, limits)
+
+
+@with_issue_10_examples
+@soak_settings(200)
+@given(stream=threshold_streams(), profile=st.sampled_from(PROFILES))
+def test_threshold_streams_same_outcome(stream: tuple, profile: str) -> None:
+    _, chunks, limits = stream
+    expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
+    assert got == expected
+
+
+PARSERS = (SSEParser, LayeredSSEParser)
+
+
+def outcome(parser_class: type, chunks: list[bytes], **options: object) -> tuple:
+    """(events, error name) of a whole run: what the standard decides."""
+    events: list = []
+    try:
+        parser = parser_class(**options)
+        for chunk in chunks:
+            events += parser.feed(chunk)
+        events += parser.close()
+    except Exception as err:  # noqa: BLE001 - the error is the outcome
+        return [*events, *getattr(err, "events", [])], type(err).__name__
+    return events, None
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_line_limit_fires_after_complete_lines_held(parser_class: type, profile: str) -> None:
+    """Defect 1: complete lines held, then chunks over 512 bytes: the line limit did not fire."""
+    chunks = [b"id: x\n", b"a" * 600, b"a" * 600, b"\n\n"]
+    assert outcome(parser_class, chunks, profile=profile, max_line_chars=1000) == ([], "LineTooLong")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_event_limit_fires_after_complete_lines_held(parser_class: type, profile: str) -> None:
+    """Defect 1: the same for the event limit (a 1,200-character event came out)."""
+    chunks = [b"x\n", b"data: " + b"a" * 600, b"a" * 600, b"\n\n"]
+    assert outcome(parser_class, chunks, profile=profile, max_event_chars=1000) == ([], "EventTooLarge")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_lf_after_a_long_line_is_its_line_end(parser_class: type, profile: str) -> None:
+    """Defect 2: a stale skip_lf swallowed the LF that ends a long line."""
+    assert outcome(parser_class, [b"\r", b"a" * 65537, b"\ndata: x\n\n"], profile=profile) == (
+        [Event("message", "x")],
+        None,
+    )
+    chunks = [b"data: x\r", b"id: " + b"a" * 70000, b"\ndata: y\n\n"]
+    assert outcome(parser_class, chunks, profile=profile) == ([Event("message", "x\ny", "a" * 70000)], None)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("parser_class", PARSERS)
+def test_issue_10_retry_of_thousands_of_digits_is_ignored(parser_class: type, profile: str) -> None:
+    """Defect 3: int() of 4301 digits raised a plain ValueError, and event x was lost.
+    The course ignores a retry over 2**64-1 ms (events.MAX_RETRY_MS), keeping the last."""
+    chunks = [b"retry: 5\n\nretry: " + b"1" * 4301 + b"\ndata: x\n\n"]
+    assert outcome(parser_class, chunks, profile=profile) == ([Event("message", "x", "", 5)], None)
+    parser = parser_class(profile)
+    parser.feed(b"retry: " + b"0" * 5000 + b"7\n")
+    assert parser.retry == 7  # leading zeros do not count towards the bound
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_room_after_a_cut_counts_the_data_its_last_lines_added(profile: str) -> None:
+    """A cut that ends with data lines, not a blank line, leaves less room: the next
+    data line passes the event limit in its own feed, as in LayeredSSEParser."""
+    chunks = [b"data: x\n\ndata: " + b"0" * 20 + b"\n", b"data: " + b"1" * 20 + b"\n", b"\n"]
+    expected, got = compared(
+        lambda: LayeredSSEParser(profile, max_event_chars=40), lambda: SSEParser(profile, max_event_chars=40), chunks
+    )
+    assert got == expected
+    assert per_read(lambda: SSEParser(profile, max_event_chars=40), chunks) == [[Event("message", "x")]]

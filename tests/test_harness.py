@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sse_course import Event, SSEParser
 from sse_course.classroom.fixtures import get_fixture
+from sse_course.classroom.zoo import ZOO
 from sse_course.classroom.harness import (
     chunks_of,
     find_failure,
@@ -15,11 +16,8 @@ from sse_course.classroom.harness import (
 )
 
 
-class DecodePerChunk(SSEParser):
-    """The classic bug: each chunk decoded on its own."""
-
-    def feed(self, chunk: bytes) -> list[Event]:
-        return self._push(1, chunk.decode("utf-8"))
+#: The classic bug: each chunk decoded on its own.
+DecodePerChunk = ZOO["decode-each-chunk"]
 
 
 class LfOnly(SSEParser):

@@ -87,13 +87,13 @@ def test_error_at_close_carries_events_and_keeps_state() -> None:
 
 
 def test_limit_error_inside_one_huge_chunk_stops_early() -> None:
-    parser = SSEParser(max_line_chars=100)
+    parser = LayeredSSEParser(max_line_chars=100)
     chunk = b"data: ok\n\ndata: " + b"x" * (50 * SLICE_BYTES)
     with pytest.raises(LineTooLong) as caught:
         parser.feed(chunk)
     assert caught.value.events == [Event("message", "ok")]
     assert len(parser.splitter.partial) <= 100
-    assert parser.decoder._consumed <= SLICE_BYTES  # the rest of the chunk was never decoded
+    assert parser.decoder.offset <= SLICE_BYTES  # the rest of the chunk was never decoded
 
 
 @pytest.mark.parametrize("profile", ["strict", "browser"])

@@ -254,3 +254,73 @@ def test_the_command_line_demo_refuses_bad_arguments_plainly(
     with pytest.raises(SystemExit):
         main(argv)
     assert "error:" in capsys.readouterr().err
+
+
+# --- resuming, and what the client's tests need ----------------------------------------------
+
+from sse_course.classroom.server import resume_points, writes_between  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "body,points",
+    [
+        (b"id: 1\ndata: a\n\nid: 2\ndata: b\n\n", {"1": 15, "2": 30}),
+        (b"id: 1\r\ndata: a\r\n\r\nid: 2\r\n\r\n", {"1": 18, "2": 27}),  # after the LF of a CRLF, not between
+        (b"id: 1\rdata: a\r\rdata: b\r\r", {"1": 15}),  # an ID that persists is resumed after its first block
+        (b"data: a\n\nid: x\ndata: b", {}),  # never dispatched: nothing to resume after
+    ],
+)
+def test_resume_points_are_just_after_the_block_that_committed_each_id(body: bytes, points: dict) -> None:
+    assert resume_points(body) == points
+
+
+def test_the_server_resumes_after_the_id_sent_and_replays_an_unknown_one() -> None:
+    body = b"id: 1\ndata: a\n\nid: 2\ndata: b\n\n"
+    with SSEServer(body) as server:
+        resumed = fetch(server.url, "browser", last_event_id="1")
+        unknown = fetch(server.url, "browser", last_event_id="nope")
+    assert [e.data for e in resumed.events] == ["b"]
+    assert [e.data for e in unknown.events] == ["a", "b"]
+
+
+def test_writes_between_cut_a_resumed_part_at_the_bodys_offsets() -> None:
+    assert writes_between(b"abcdefgh", [2, 5, 7], 3, 8) == [b"de", b"fg", b"h"]
+    assert writes_between(b"abcdefgh", [2], 4, 4) == []
+
+
+def test_other_paths_are_404_and_redirect_is_307_to_the_stream() -> None:
+    with SSEServer(b"data: x\n\n") as server, httpx.Client(timeout=TIMEOUT) as client:
+        assert client.get(server.url + "favicon.ico").status_code == 404
+        redirect = client.get(server.url + "redirect")
+        assert (redirect.status_code, redirect.headers["location"]) == (307, "/")
+        assert client.get(server.url + "page").status_code == 404  # no page given
+    assert len(server.requests) == 0  # only requests for the stream are recorded there
+    assert [r.path for r in server.log] == ["/favicon.ico", "/redirect", "/page"]
+
+
+def test_refuses_an_unknown_content_coding() -> None:
+    with pytest.raises(ValueError, match="encoding must be one of"):
+        SSEServer(b"data: x\n\n", encoding="br")
+
+
+def test_compresses_only_when_the_request_accepts_the_coding() -> None:
+    with SSEServer(b"data: x\n\n", encoding="gzip") as server, httpx.Client(timeout=TIMEOUT) as client:
+        plain = client.get(server.url, headers={"Accept-Encoding": "identity"})
+        coded = client.get(server.url)
+    assert "content-encoding" not in plain.headers and plain.content == b"data: x\n\n"
+    assert coded.headers["content-encoding"] == "gzip" and coded.content == b"data: x\n\n"
+
+
+def test_server_and_live_do_not_import_each_other() -> None:
+    import ast
+    import inspect
+
+    from sse_course.classroom import live, recording, server
+
+    def imported(module: object) -> set[str]:
+        tree = ast.parse(inspect.getsource(module))
+        return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+
+    assert not {"live", "server"} & imported(recording)
+    assert "live" not in imported(server)
+    assert "server" in imported(live)

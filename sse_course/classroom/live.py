@@ -1,10 +1,8 @@
-"""Live streams for lesson 08: a recording httpx client, and the check for its exercise.
+"""Live streams for lesson 08: the recording client (from :mod:`.recording`), and the check for its exercise.
 
-:func:`fetch` is the lesson's client with nothing hidden: httpx streams the
-response, every chunk ``iter_raw()`` yields is recorded as it was read, and one
-``SSEParser`` turns the chunks into events. It keeps the parser so that it can
-report ``last_event_id``: the ID committed at the last dispatch, which a
-reconnecting client sends as ``Last-Event-ID``.
+The check serves real streams with the demo server; the demo server's
+command line uses the recording client. Keeping the client in its own module
+keeps the two from importing each other.
 """
 
 from __future__ import annotations
@@ -13,61 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
-from ..errors import SSEError
 from ..events import Event
-from ..httpx_adapter import check_event_stream, sse_headers
 from ..parser import SSEParser
 from .checks import NotAttempted, exercise
 from .fixtures import get_fixture
 from .harness import as_event, interesting_cuts, same_events
+from .recording import TIMEOUT, Received, fetch, show_received
 from .server import SSEServer
 
-#: Seconds an HTTP request may take in the lesson and the checks.
-TIMEOUT = 5.0
-
-
-@dataclass(frozen=True)
-class Received:
-    """What one client run saw: the chunks as read, the events, the error, the ID to resume from."""
-
-    reads: tuple[bytes, ...]
-    events: tuple[Event, ...]
-    error: SSEError | None
-    last_event_id: str
-
-
-def fetch(url: str, profile: str = "strict", last_event_id: str = "") -> Received:
-    """GET ``url`` as an event stream; record each chunk read and parse it as it arrives."""
-    parser = SSEParser(profile)
-    reads: list[bytes] = []
-    events: list[Event] = []
-    error = None
-    try:
-        with httpx.Client(timeout=TIMEOUT) as client:
-            with client.stream("GET", url, headers=sse_headers(last_event_id)) as response:
-                check_event_stream(response)
-                for chunk in response.iter_raw():
-                    reads.append(chunk)
-                    events += parser.feed(chunk)
-        events += parser.close()
-    except SSEError as err:
-        events += err.events
-        error = err
-    return Received(tuple(reads), tuple(events), error, parser.last_event_id)
-
-
-def show_received(received: Received) -> str:
-    """The reads (cuts drawn as ' | '), the events, and how the stream ended."""
-    ending = "no error" if received.error is None else f"{type(received.error).__name__}: {received.error}"
-    lines = [f"client read:  {' | '.join(repr(chunk) for chunk in received.reads)}"]
-    lines += [
-        f"event: {event.type!r} data={event.data!r} last_event_id={event.last_event_id!r}" for event in received.events
-    ]
-    lines.append(f"end: {ending}; a reconnecting client sends Last-Event-ID: {received.last_event_id!r}")
-    return "\n".join(lines)
-
+__all__ = ["TIMEOUT", "Received", "fetch", "show_received", "check_resume_point", "stream_cases", "StreamCase"]
 
 # --- the check for exercise 08 -------------------------------------------------------
 

@@ -1,0 +1,227 @@
+"""Check that this machine can follow the course, line by line.
+
+Run it in the environment you start JupyterLab from::
+
+    python -m sse_course.classroom.doctor
+
+Each line says ``ok``, ``FAIL`` (with what to do) or ``warn`` (maintainers
+only). It exits 1 when a learner could not follow the course (any ``FAIL``), 0
+otherwise. Run it when a widget does not show ("Error displaying widget",
+"Loading widget..."): the usual causes are ipywidgets missing from the
+kernel's environment or a JupyterLab extension of another major version.
+
+The kernel is checked for real: the ``python3`` kernel is started with
+jupyter_client and imports ``sse_course`` and ``ipywidgets`` itself, because
+the kernel may run another Python than the one running this script.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MINIMUM_PYTHON = (3, 10)
+SETUP = "run `pip install -r requirements.txt` in the course's virtual environment"
+REINSTALL_EXTENSION = "run `pip install --force-reinstall jupyterlab_widgets`, then restart JupyterLab"
+KERNEL_NAME = "python3"
+KERNEL_SECONDS = 60
+CHROMIUM = Path("/usr/bin/chromium")
+WIDGETS_EXTENSION = Path("@jupyter-widgets", "jupyterlab-manager", "package.json")
+#: What the kernel reports about itself, as one JSON line on stdout.
+KERNEL_PROBE = """
+import json, sys
+found = {"python": sys.executable}
+for name in ("sse_course", "ipywidgets"):
+    try:
+        module = __import__(name)
+        found[name] = getattr(module, "__file__", None) or "?"
+        found[name + "_version"] = getattr(module, "__version__", "?")
+    except Exception as err:
+        found[name + "_error"] = f"{type(err).__name__}: {err}"
+print(json.dumps(found))
+"""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One finding: its status (ok, FAIL or warn) and what it says."""
+
+    status: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"[{self.status:^4}] {self.text}"
+
+
+def ok(text: str) -> Line:
+    return Line("ok", text)
+
+
+def fail(text: str, todo: str) -> Line:
+    return Line("FAIL", f"{text}: {todo}")
+
+
+def warn(text: str) -> Line:
+    return Line("warn", text)
+
+
+# --- this environment ----------------------------------------------------------------
+
+
+def check_python(version: tuple[int, ...] = tuple(sys.version_info[:3])) -> Line:
+    shown = ".".join(map(str, version))
+    if version[:2] >= MINIMUM_PYTHON:
+        return ok(f"Python {shown} (3.10 or newer needed)")
+    return fail(f"Python {shown} is too old", "the course needs Python 3.10 or newer; make the venv with a newer python3")
+
+
+def imported(name: str) -> Any | None:
+    """The module, or None when it does not import here."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def check_module(name: str, why: str) -> Line:
+    module = imported(name)
+    if module is None:
+        return fail(f"{name} does not import ({why})", SETUP)
+    return ok(f"{name} {getattr(module, '__version__', '')} ({why})")
+
+
+def required_extension_spec() -> Any:
+    """What ipywidgets' own metadata asks of jupyterlab_widgets (e.g. ``~=3.0.17``), or None.
+
+    ``packaging`` comes with JupyterLab, which the course needs anyway.
+    """
+    from packaging.requirements import Requirement
+
+    for text in importlib.metadata.requires("ipywidgets") or []:
+        requirement = Requirement(text)
+        if requirement.name.replace("-", "_").lower() == "jupyterlab_widgets" and requirement.marker is None:
+            return requirement.specifier
+    return None
+
+
+def check_widgets_extension() -> Line:
+    """jupyterlab_widgets installed, matching ipywidgets, and its extension files in place."""
+    widgets = imported("ipywidgets")
+    extension = imported("jupyterlab_widgets")
+    if widgets is None or extension is None:
+        return fail("ipywidgets or jupyterlab_widgets is missing, so explorers cannot show", SETUP)
+    installed = importlib.metadata.version("jupyterlab_widgets")
+    spec = required_extension_spec()
+    if spec is not None and installed not in spec:
+        return fail(
+            f"jupyterlab_widgets {installed} does not match ipywidgets {widgets.__version__} (it needs {spec})",
+            "run `pip install -U ipywidgets jupyterlab_widgets`, then restart JupyterLab",
+        )
+    from jupyter_core.paths import jupyter_path
+
+    found = [Path(folder) / WIDGETS_EXTENSION for folder in jupyter_path("labextensions")]
+    if not any(path.exists() for path in found):
+        return fail("the JupyterLab widgets extension is not installed", REINSTALL_EXTENSION)
+    return ok(f"jupyterlab_widgets {installed} matches ipywidgets {widgets.__version__}; its JupyterLab extension is installed")
+
+
+def check_loopback() -> Line:
+    """A port on 127.0.0.1 binds and accepts a connection (lessons 08 and 10 serve streams there)."""
+    try:
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            port = server.getsockname()[1]
+            with socket.create_connection(("127.0.0.1", port), timeout=5):
+                server.accept()[0].close()
+    except OSError as err:
+        return fail(f"no loopback port binds ({err})", "lessons 08 and 10 need 127.0.0.1; ask whoever manages this machine")
+    return ok("a loopback port binds and connects (lessons 08 and 10)")
+
+
+def check_chromium(path: Path = CHROMIUM) -> Line:
+    if path.exists():
+        return ok(f"Chromium at {path} (maintainers: the browser tests)")
+    return warn(f"Chromium not found at {path}: only maintainers need it, for the browser tests")
+
+
+# --- the kernel ----------------------------------------------------------------------
+
+
+def run_in_kernel(code: str, kernel_name: str = KERNEL_NAME) -> str:
+    """Start the kernel, run ``code``, return its stdout; the kernel is shut down after."""
+    from jupyter_client.manager import start_new_kernel
+
+    # the kernel's own start-up warnings (e.g. about TCP) are not the learner's problem
+    manager, client = start_new_kernel(
+        kernel_name=kernel_name, startup_timeout=KERNEL_SECONDS, stderr=subprocess.DEVNULL
+    )
+    printed: list[str] = []
+
+    def collect(message: dict[str, Any]) -> None:
+        if message["msg_type"] == "stream" and message["content"]["name"] == "stdout":
+            printed.append(message["content"]["text"])
+
+    try:
+        client.execute_interactive(code, output_hook=collect, timeout=KERNEL_SECONDS)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    return "".join(printed)
+
+
+def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
+    """The kernel starts; sse_course and ipywidgets import in it (and which copy)."""
+    try:
+        found = json.loads(probe(KERNEL_PROBE).strip().splitlines()[-1])
+    except Exception as err:  # any failure to start or answer is the finding
+        yield fail(f"the {KERNEL_NAME} kernel does not start ({type(err).__name__}: {err})", f"{SETUP}; it installs ipykernel")
+        return
+    yield ok(f"the {KERNEL_NAME} kernel starts ({found['python']})")
+    here = Path(importlib.import_module("sse_course").__file__).parent
+    for name, why in (("sse_course", "the lessons' package"), ("ipywidgets", "the explorers")):
+        if f"{name}_error" in found:
+            yield fail(
+                f"{name} does not import in the kernel ({found[name + '_error']})",
+                f"{SETUP}, with the kernel's Python ({found['python']})",
+            )
+        elif name == "sse_course" and Path(found[name]).parent != here:
+            yield warn(f"the kernel imports another copy of sse_course ({found[name]}) than this one ({here})")
+        else:
+            yield ok(f"{name} {found[name + '_version']} imports in the kernel ({why})")
+
+
+def lines() -> Iterator[Line]:
+    yield check_python()
+    yield check_module("jupyterlab", "to open the lessons")
+    yield check_module("ipywidgets", "the explorers")
+    yield check_widgets_extension()
+    yield from kernel_lines()
+    yield check_loopback()
+    yield check_chromium()
+
+
+def main() -> int:
+    print("sse-course doctor: what this machine needs to follow the course")
+    found = []
+    for line in lines():
+        print(line, flush=True)
+        found.append(line)
+    failures = sum(line.status == "FAIL" for line in found)
+    if failures:
+        print(f"{failures} problem(s): fix the FAIL lines above, then run the doctor again.")
+        return 1
+    print("All set: open JupyterLab (`jupyter lab`) and start with notebooks/00-welcome.ipynb.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,372 @@
+"""Lesson 10's connection, simulated: a server that drops a stream and resumes it, with no I/O.
+
+Whether a resume loop is right cannot depend on timing, so what the lesson and
+the check compare runs here, sans-I/O: :class:`DroppingServer` is a callable
+``connect(last_event_id) -> Reply`` that serves :data:`STREAM` from the event
+after ``last_event_id``, drops its first connection after ``drop_at`` bytes,
+answers ``204`` once nothing is left, and records every request. An injected
+``sleep`` records the waits instead of waiting. The learner's loop
+(``follow(connect, sleep) -> events``) meets the same callables a real client
+meets over httpx, minus the socket.
+
+:func:`planned_run` is the oracle: what a client following the standard does
+at a given drop point, connection by connection. The explorer renders it
+(:func:`render_resume`) and :func:`check_follow` compares a learner's loop
+with it at every drop point.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ipywidgets import HTML, IntSlider, Layout, VBox
+
+from ..events import Event
+from ..parser import SSEParser
+
+#: The reconnection time (ms) before any ``retry`` field: the standard leaves it
+#: to the client; this course uses 3 seconds.
+INITIAL_RETRY_MS = 3000
+#: The size of the chunks each reply is cut into (small, so drops and chunk
+#: ends fall everywhere, inside characters too).
+CHUNK_BYTES = 5
+#: More connections than any right loop makes on :data:`STREAM` (at most three).
+MAX_CONNECTIONS = 6
+
+#: The lesson's stream, one block per entry: a ``retry`` and an ID in the
+#: first event; a multibyte character; a block with no data that still
+#: commits its ID and changes ``retry``; a two-line event; the last event.
+BLOCKS = (
+    b"retry: 1500\nid: 1\ndata: Hello\n\n",
+    b"id: 2\nevent: token\ndata: \xf0\x9f\x91\x8b\n\n",
+    b": keepalive\nretry: 500\nid: 3\n\n",
+    b"id: 4\ndata: two\ndata: lines\n\n",
+    b"id: 5\ndata: bye\n\n",
+)
+STREAM = b"".join(BLOCKS)
+
+
+def committed_ids(blocks: Sequence[bytes]) -> list[str]:
+    """The last event ID after each block (each block ends with its blank line)."""
+    parser = SSEParser("browser")
+    ids = []
+    for block in blocks:
+        parser.feed(block)
+        ids.append(parser.last_event_id)
+    return ids
+
+
+def served_after(blocks: Sequence[bytes], last_event_id: str) -> bytes | None:
+    """What a resuming server sends: the blocks after the one that committed
+    ``last_event_id`` (all of them for ``""`` or an unknown ID), or None when
+    nothing is left, which it answers with 204."""
+    ids = committed_ids(blocks)
+    start = ids.index(last_event_id) + 1 if last_event_id in ids else 0
+    return b"".join(blocks[start:]) or None
+
+
+def chunked(body: bytes, size: int = CHUNK_BYTES) -> tuple[bytes, ...]:
+    return tuple(body[i : i + size] for i in range(0, len(body), size))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One response: its status (200 or 204) and the body's chunks, as a transport reads them."""
+
+    status: int
+    chunks: tuple[bytes, ...] = ()
+
+
+class KeptConnecting(BaseException):
+    """The loop connected again after a 204, or far too often. A BaseException,
+    so that a learner's ``except Exception`` cannot swallow it."""
+
+
+class DroppingServer:
+    """``connect(last_event_id) -> Reply`` over ``blocks``, dropping the first connection after ``drop_at`` bytes.
+
+    ``requests`` records the ``Last-Event-ID`` of each request (``""``: none sent).
+    """
+
+    def __init__(self, drop_at: int | None = None, blocks: Sequence[bytes] = BLOCKS) -> None:
+        self.blocks = tuple(blocks)
+        self.drop_at = drop_at
+        self.requests: list[str] = []
+        self.stopped = False
+
+    def __call__(self, last_event_id: str = "") -> Reply:
+        first = not self.requests
+        self.requests.append(last_event_id)
+        if self.stopped:
+            raise KeptConnecting(f"connected again (Last-Event-ID {last_event_id!r}) after the server answered 204")
+        if len(self.requests) > MAX_CONNECTIONS:
+            raise KeptConnecting(f"made {len(self.requests)} connections; a right loop needs at most 3 here")
+        body = served_after(self.blocks, last_event_id)
+        if body is None:
+            self.stopped = True
+            return Reply(204)
+        if first and self.drop_at is not None:
+            body = body[: self.drop_at]
+        return Reply(200, chunked(body))
+
+
+class Sleeps(list):
+    """An injected ``sleep(seconds)`` that records each wait instead of waiting."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+# --- the oracle: what a client following the standard does ---------------------------
+
+
+@dataclass(frozen=True)
+class Connection:
+    """One connection of a right run: the request, what it delivered, and what comes next."""
+
+    sent: str  # the Last-Event-ID header ('' = none)
+    status: int
+    delivered: bytes = b""
+    kept: int = 0  # how many delivered bytes ended in a dispatched block
+    events: tuple[Event, ...] = ()
+    resume_from: str = ""  # the Last-Event-ID the next request sends
+    wait_ms: int | None = None  # the wait before the next request; None after a 204
+
+
+def planned_run(drop_at: int | None, blocks: Sequence[bytes] = BLOCKS) -> list[Connection]:
+    """The standard's client on a :class:`DroppingServer`: connection by connection."""
+    server = DroppingServer(drop_at, blocks)
+    connections, last_event_id, stream_retry = [], "", None
+    while True:
+        reply = server(last_event_id)
+        if reply.status == 204:
+            return [*connections, Connection(last_event_id, 204)]
+        delivered = b"".join(reply.chunks)
+        parser = SSEParser("browser", last_event_id=last_event_id)
+        events = [with_retry(event, stream_retry) for event in parser.feed(delivered) + parser.close()]
+        stream_retry = stream_retry if parser.retry is None else parser.retry
+        retry = INITIAL_RETRY_MS if stream_retry is None else stream_retry
+        kept = delivered.rfind(b"\n\n") + 2 if b"\n\n" in delivered else 0  # blocks end with LF LF
+        sent, last_event_id = last_event_id, parser.last_event_id
+        connections.append(Connection(sent, 200, delivered, kept, tuple(events), last_event_id, retry))
+
+
+def with_retry(event: Event, stream_retry: int | None) -> Event:
+    """An event's ``retry`` is the stream's, even when an earlier connection set it
+    (as the package's client reports it): a new parser alone would say None."""
+    return event if event.retry is not None or stream_retry is None else replace(event, retry=stream_retry)
+
+
+def expected_events(blocks: Sequence[bytes] = BLOCKS) -> list[Event]:
+    parser = SSEParser("browser")
+    return parser.feed(b"".join(blocks)) + parser.close()
+
+
+def short(event: Any) -> str:
+    """An event as the check and the explorer name it: its ID and data (anything else: its repr)."""
+    if not isinstance(event, Event):
+        return repr(event)
+    return f"[id {event.last_event_id!r}] {event.data!r}"
+
+
+def show_run(connections: Iterable[Connection]) -> str:
+    """A run as text, one connection a line or two."""
+    lines = []
+    for number, conn in enumerate(connections, 1):
+        header = f"Last-Event-ID: {conn.sent!r}" if conn.sent else "no Last-Event-ID"
+        if conn.status == 204:
+            lines.append(f"connection {number}: {header} -> 204 No Content: stop")
+            continue
+        dropped = conn.delivered[conn.kept :]
+        tail = f", discarded at the end: {dropped!r}" if dropped else ""
+        lines.append(f"connection {number}: {header} -> 200, {len(conn.delivered)} bytes{tail}")
+        lines.append(f"    events: {', '.join(map(short, conn.events)) or '(none)'}")
+        lines.append(f"    then wait {conn.wait_ms} ms and send Last-Event-ID {conn.resume_from!r}")
+    return "\n".join(lines)
+
+
+# --- the explorer ------------------------------------------------------------------
+
+
+def render_resume(drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> str:
+    """HTML for one drop point: each connection's bytes (the discarded tail struck
+    through), its events, and the wait and ``Last-Event-ID`` that follow."""
+    line = '<div style="margin: 0.15em 0 0.15em {indent}em">{text}</div>'.format
+    parts = [f'<div class="sse-resume" data-drop="{drop_at}" style="font-family: monospace">']
+    parts.append(line(indent=0, text=f"<b>the first connection drops after byte {drop_at} of {len(b''.join(blocks))}</b>"))
+    for number, conn in enumerate(planned_run(drop_at, blocks), 1):
+        header = f"Last-Event-ID: {conn.sent!r}" if conn.sent else "no Last-Event-ID"
+        parts.append(line(indent=0, text=f"<b>connection {number}</b> · sends {html.escape(header)} · status {conn.status}"))
+        if conn.status == 204:
+            parts.append(line(indent=2, text="204 No Content: the client stops for good."))
+            continue
+        kept, dropped = conn.delivered[: conn.kept], conn.delivered[conn.kept :]
+        struck = f' <s style="color: #b00" title="discarded">{html.escape(repr(dropped))}</s> (discarded)'
+        parts.append(line(indent=2, text=f"bytes: {html.escape(repr(kept))}{struck if dropped else ''}"))
+        events = ", ".join(html.escape(short(event)) for event in conn.events) or "(none)"
+        parts.append(line(indent=2, text=f"events: {events}"))
+        wait = f"then waits {conn.wait_ms} ms and sends Last-Event-ID {html.escape(repr(conn.resume_from))}"
+        parts.append(line(indent=2, text=wait))
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+class ResumeExplorer(VBox):
+    """A slider for the drop point above :func:`render_resume`; ``slider`` and ``view`` drive it in tests."""
+
+    def __init__(self, drop_at: int = 40, blocks: Sequence[bytes] = BLOCKS) -> None:
+        self.blocks = tuple(blocks)
+        self.slider = IntSlider(
+            value=drop_at, min=0, max=len(b"".join(blocks)), description="drop at", layout=Layout(width="95%")
+        )
+        self.view = HTML()
+        super().__init__([self.slider, self.view])
+        self.slider.observe(self._redraw, names="value")
+        self._redraw()
+
+    def _redraw(self, _change: Any = None) -> None:
+        self.view.value = render_resume(self.slider.value, self.blocks)
+
+
+# --- the check for exercise 10 ---------------------------------------------------------
+
+
+class ResumeMismatch(AssertionError):
+    """A wrong resume loop, shown as its message only: in a notebook, frames
+    from this module would bury what the learner needs to read."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self.args[0].splitlines()[0]}", *self.args[0].splitlines()[1:]]
+
+
+class NotAttemptedYet(BaseException):
+    """The loop is still a stub (it raised NotImplementedError)."""
+
+
+Follow = Callable[[Callable[[str], Reply], Callable[[float], None]], Any]
+
+
+@dataclass
+class Outcome:
+    """What a loop did at one drop point: its requests, waits, events, or what it raised."""
+
+    requests: list[str]
+    sleeps: list[float]
+    events: list[Any] = field(default_factory=list)
+    raised: BaseException | None = None
+
+
+def run_loop(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> Outcome:
+    server, sleeps = DroppingServer(drop_at, blocks), Sleeps()
+    try:
+        events = list(follow(server, sleeps) or [])  # inside: a generator runs only when listed
+    except NotImplementedError as err:
+        raise NotAttemptedYet from err
+    except (Exception, KeptConnecting) as err:  # a wrong loop may raise anything: shown at its drop point
+        return Outcome(server.requests, sleeps, raised=err)
+    return Outcome(server.requests, sleeps, events)
+
+
+def event_problems(expected: list[Event], got: list[Any]) -> list[str]:
+    """Missing, duplicated, changed, out of order: compared as (type, data, last_event_id)."""
+    key = lambda e: (getattr(e, "type", None), getattr(e, "data", e), getattr(e, "last_event_id", None))  # noqa: E731
+    want, have = Counter(map(key, expected)), Counter(map(key, got))
+    by_key = {key(e): e for e in expected}
+    problems = [f"missing: {short(by_key[k])}" for k in want if have[k] == 0]
+    problems += [f"duplicated: {short(by_key[k])} delivered {have[k]} times" for k in want if have[k] > 1]
+    problems += [f"never sent by the server: {short(got_one)}" for got_one in got if key(got_one) not in want]
+    if not problems and [key(e) for e in got] != [key(e) for e in expected]:
+        problems.append("out of order: " + ", ".join(map(short, got)))
+    return problems
+
+
+def wait_problems(plan: list[Connection], sleeps: list[float]) -> list[str]:
+    waits = [conn.wait_ms / 1000 for conn in plan if conn.wait_ms is not None]
+    if [round(s, 6) if isinstance(s, (int, float)) else s for s in sleeps] == waits:
+        return []
+    return [f"wrong wait: slept {sleeps} (seconds), expected {waits}: the reconnection time from the last retry seen"]
+
+
+def id_problems(plan: list[Connection], requests: list[str]) -> list[str]:
+    sent = [conn.sent for conn in plan]
+    if requests == sent:
+        return []
+    for number, (want, got) in enumerate(zip(sent, requests), 1):
+        if want != got:
+            what = "the ID committed at the last dispatch" if number > 1 else "nothing on the first request"
+            return [f"wrong Last-Event-ID sent on request {number}: {got!r}, expected {want!r} ({what})"]
+    if len(requests) > len(sent):
+        return [f"kept connecting: {len(requests)} requests, expected {len(sent)} (stop when the server answers 204)"]
+    return [f"stopped early: {len(requests)} requests, expected {len(sent)} (only a 204 ends the stream for good)"]
+
+
+def problems_at(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> list[str]:
+    """Everything that differs from the standard's client at this drop point."""
+    plan, outcome = planned_run(drop_at, blocks), run_loop(follow, drop_at, blocks)
+    problems = id_problems(plan, outcome.requests)
+    if isinstance(outcome.raised, KeptConnecting):
+        return [*problems, f"the check stopped your loop: it {outcome.raised}"]
+    if outcome.raised is not None:
+        return [*problems, f"your loop raised {type(outcome.raised).__name__}: {outcome.raised}"]
+    return problems + event_problems(expected_events(blocks), outcome.events) + wait_problems(plan, outcome.sleeps)
+
+
+def failure_message(drop_at: int, problems: list[str], others: list[int], blocks: Sequence[bytes]) -> str:
+    plan = planned_run(drop_at, blocks)
+    delivered = plan[0].delivered if plan and plan[0].status == 200 else b""
+    also = f"\n(the same loop also fails at {len(others)} other drop points: {others[:8]}{'...' if len(others) > 8 else ''})"
+    ending = "the whole stream, then closed" if delivered == b"".join(blocks) else f"{delivered!r}, then dropped"
+    lines = [
+        f"at drop point {drop_at}: the first connection delivered {ending}",
+        *(f"  {problem}" for problem in problems),
+        "what the standard's client does there:",
+        *(f"  {line}" for line in show_run(plan).splitlines()),
+    ]
+    return "\n".join(lines) + (also if others else "")
+
+
+def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS) -> None:
+    """Drop the first connection at every byte offset; the loop must deliver every
+    event once and in order, send the right ``Last-Event-ID``, wait the
+    reconnection time, and stop on 204. Prints what it verified, or that the
+    exercise is not attempted; raises :class:`ResumeMismatch` at the smallest
+    drop point that shows a bug."""
+    offsets = range(len(b"".join(blocks)) + 1)
+    try:
+        failing = {drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks))}
+    except NotAttemptedYet:
+        not_attempted("this check again")
+        return
+    if failing:
+        first, *others = sorted(failing)
+        raise ResumeMismatch(failure_message(first, failing[first], others, blocks))
+    print(
+        f"Correct: follow, with the first connection dropped at each of the {len(offsets)} byte offsets "
+        f"0..{len(offsets) - 1}, delivered all {len(expected_events(blocks))} events once and in order, "
+        "sent the committed Last-Event-ID, waited the reconnection time from retry, and stopped on 204."
+    )
+
+
+
+def not_attempted(then: str) -> None:
+    print("Not attempted yet: follow still raises NotImplementedError.")
+    print(f"Write it in the cell above, run that cell, then run {then}.")
+
+
+def try_follow(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> None:
+    """Run ``follow`` once, the first connection dropped at ``drop_at``, and print what it did."""
+    try:
+        outcome = run_loop(follow, drop_at, blocks)
+    except NotAttemptedYet:
+        not_attempted("this cell again")
+        return
+    print("Last-Event-ID sent:", outcome.requests)
+    print("waits (seconds):   ", outcome.sleeps)
+    if outcome.raised is not None:
+        print(f"raised {type(outcome.raised).__name__}: {outcome.raised}")
+    else:
+        print("events:            ", ", ".join(map(short, outcome.events)) or "(none)")

@@ -1,0 +1,147 @@
+"""The progress report reads the exercises' checks right: not attempted, passed, failing.
+
+Real runs, on copies (the learner's own folder): generated exercises, a solution,
+and a solution with one wrong answer, run as three processes at once to keep the
+test short.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from sse_course.classroom import progress
+
+ROOT = Path(__file__).resolve().parent.parent
+#: 05 has two parts, so one can fail while the other passes. Unattempted exercises run in a
+#: moment (every check stops at the stub); solutions run their checks in full, so only small ones.
+TWO_PARTS = "05-limits-and-failures.ipynb"
+EXERCISES = ("01-chunks-are-not-events.ipynb", TWO_PARTS, "06-payloads.ipynb")
+SOLUTIONS = ("06-payloads.ipynb",)
+SOLUTION_BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION$", re.M | re.S)
+WRONG = 'raise ValueError("a wrong answer")'
+
+
+def learner_copy(folder: Path, source: str, names: tuple[str, ...]) -> Path:
+    folder.mkdir()
+    for name in names:
+        shutil.copy(ROOT / source / name, folder / name)
+    return folder
+
+
+def with_one_wrong_answer(path: Path) -> None:
+    """The first solution block of the notebook answers wrong (it raises)."""
+    notebook = nbformat.read(path, as_version=4)
+    cell = next(cell for cell in notebook.cells if SOLUTION_BLOCK.search(cell.source))
+    cell.source = SOLUTION_BLOCK.sub(lambda match: match.group(1) + WRONG, cell.source, count=1)
+    nbformat.write(notebook, path)
+
+
+def start(folder: Path) -> subprocess.Popen:
+    command = [sys.executable, "-m", "sse_course.classroom.progress", str(folder)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def statuses(output: str) -> list[str]:
+    """The status of each part line, in order."""
+    return [match.strip() for match in re.findall(r"^  \[(.{13})\]", output, re.M)]
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, str, str]]:
+    """The progress report on each learner copy: (exit code, stdout, stderr)."""
+    tmp = tmp_path_factory.mktemp("progress")
+    wrong = learner_copy(tmp / "wrong", "solutions", (TWO_PARTS,))
+    with_one_wrong_answer(wrong / TWO_PARTS)
+    folders = {
+        "exercises": learner_copy(tmp / "exercises", "exercises", EXERCISES),
+        "solutions": learner_copy(tmp / "solutions", "solutions", SOLUTIONS),
+        "wrong": wrong,
+    }
+    running = {name: start(folder) for name, folder in folders.items()}
+    found = {}
+    for name, process in running.items():
+        stdout, stderr = process.communicate(timeout=300)
+        found[name] = (process.returncode, stdout, stderr)
+    return found
+
+
+def check_parts(names: tuple[str, ...], source: str) -> int:
+    return sum(1 for name in names for _ in progress.check_cells(nbformat.read(ROOT / source / name, 4).cells))
+
+
+def test_the_generated_exercises_are_not_attempted(reports: dict) -> None:
+    code, stdout, stderr = reports["exercises"]
+    assert (code, stderr) == (0, "")
+    assert statuses(stdout) == ["not attempted"] * check_parts(EXERCISES, "exercises") != []
+
+
+def test_the_solutions_pass(reports: dict) -> None:
+    code, stdout, stderr = reports["solutions"]
+    assert (code, stderr) == (0, "")
+    assert statuses(stdout) == ["passed"] * check_parts(SOLUTIONS, "solutions") != []
+    assert stdout.splitlines()[-1].startswith(f"{len(statuses(stdout))} passed, 0 failing, 0 not attempted")
+
+
+def test_one_wrong_answer_fails_that_part_only_with_the_checks_first_line(reports: dict) -> None:
+    code, stdout, stderr = reports["wrong"]
+    assert (code, stderr) == (0, "")
+    assert statuses(stdout) == ["failing", "passed"]
+    failing = next(line for line in stdout.splitlines() if "[   failing   ]" in line)
+    assert re.search(r"\]\s.+: \w+Error: ", failing), failing  # part name: ExceptionName: first line
+
+
+# --- the contract, on cells made by hand ---------------------------------------------
+
+
+def executed(source: str, *outputs: dict, tags: tuple[str, ...] = ()) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source, outputs=[nbformat.from_dict(o) for o in outputs], execution_count=1)
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def stdout(text: str) -> dict:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+ERROR = {"output_type": "error", "ename": "AssertionError", "evalue": "wrong on crlf\nmore", "traceback": []}
+
+
+@pytest.mark.parametrize(
+    "outputs,expected",
+    [
+        ([stdout("Not attempted yet: a stub\n")], (progress.NOT_ATTEMPTED, "Not attempted yet: a stub")),
+        ([stdout("Correct: 94 fixtures\n")], (progress.PASSED, "Correct: 94 fixtures")),
+        ([stdout("checking...\n"), ERROR], (progress.FAILING, "AssertionError: wrong on crlf")),
+    ],
+)
+def test_a_check_cell_is_read_by_its_outputs(outputs: list[dict], expected: tuple[str, str]) -> None:
+    assert progress.outcome(executed("check_it(x)", *outputs)) == expected
+
+
+def test_a_check_that_never_ran_is_failing() -> None:
+    cell = nbformat.v4.new_code_cell("check_it(x)")
+    assert progress.outcome(cell)[0] == progress.FAILING
+
+
+def test_check_cells_are_found_by_heading_or_tag_and_named_by_the_heading_before() -> None:
+    cells = [
+        nbformat.v4.new_markdown_cell("## Exercise 1: the splitter"),
+        nbformat.v4.new_code_cell("class Splitter: ..."),
+        nbformat.v4.new_markdown_cell("### Check\n\nYour splitter in the parser."),
+        nbformat.v4.new_code_cell("check_line_splitter(Splitter)"),
+        nbformat.v4.new_code_cell("not a check: only the first code cell after the heading is"),
+        nbformat.v4.new_markdown_cell("## Exercise 2: tagged"),
+        executed("check_other(x)", tags=("check",)),
+    ]
+    found = [(name, cell.source) for name, cell in progress.check_cells(cells)]
+    assert found == [
+        ("Exercise 1: the splitter", "check_line_splitter(Splitter)"),
+        ("Exercise 2: tagged", "check_other(x)"),
+    ]

@@ -1,0 +1,114 @@
+"""The client against real SSE servers on 127.0.0.1: sse-starlette, FastAPI's own SSE, aiohttp-sse.
+
+Each server is started once per module (in a thread, on a free loopback
+port) and read by the sync and the async client: the planned events, the
+stream's ``retry``, reconnection with ``Last-Event-ID`` after each dropped
+response, the 204 that ends it, and keep-alive pings as comments. The
+recorded ``servers`` fixtures are checked to be what the installed servers write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from real_servers import FRAMEWORKS, PLAN, Framework, expected_events
+
+from sse_course import Event
+from sse_course.classroom.fixtures import load_family
+from sse_course.classroom.harness import STRATEGIES
+from sse_course.client import AsyncEventSourceClient, EventSourceClient
+from sse_course.events import Comment
+
+MODES = ("sync", "async")
+TIMEOUT = 10.0
+
+
+@pytest.fixture(scope="module", params=list(FRAMEWORKS))
+def server(request: pytest.FixtureRequest) -> Iterator[tuple[Framework, str, list]]:
+    framework = FRAMEWORKS[request.param]
+    seen: list = []
+    with framework.running(seen) as url:
+        yield framework, url, seen
+
+
+def read(mode: str, url: str, **options: Any) -> tuple[list[Any], list[float], Any]:
+    """Everything the client delivers, the delays it chose, and the client."""
+    delays: list[float] = []
+    if mode == "sync":
+        with EventSourceClient(url, sleep=delays.append, **options) as source:
+            return list(source), delays, source
+
+    async def sleep(seconds: float) -> None:
+        delays.append(seconds)
+
+    async def main() -> tuple[list[Any], list[float], Any]:
+        async with AsyncEventSourceClient(url, sleep=sleep, **options) as source:
+            return [item async for item in source], delays, source
+
+    return asyncio.run(asyncio.wait_for(main(), TIMEOUT))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_events_retry_and_the_final_204(server: tuple[Framework, str, list], mode: str) -> None:
+    framework, url, seen = server
+    seen.clear()
+    items, delays, source = read(mode, url + "/stream")
+    assert items == expected_events(framework.encode_json)
+    assert source.reconnection_ms == 25 and delays == [0.025]
+    assert seen == [None, PLAN[-1].id] and source.ended == "204"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_dropped_response_resumes_with_last_event_id(server: tuple[Framework, str, list], mode: str) -> None:
+    framework, url, seen = server
+    seen.clear()
+    items, delays, source = read(mode, url + "/stream?drop=1")
+    assert items == expected_events(framework.encode_json)
+    assert seen == [None, "1", "2", "3"] and delays == [0.025] * 3
+    assert source.ended == "204"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pings_are_comments_between_the_events(server: tuple[Framework, str, list], mode: str) -> None:
+    framework, url, seen = server
+    items, _, _ = read(mode, url + "/pings", comments=True, max_reconnects=0)
+    events = [item for item in items if isinstance(item, Event)]
+    assert events == expected_events(framework.encode_json)[:2]
+    between = items[1:-1]
+    assert between and all(isinstance(item, Comment) and item.text.startswith("ping") for item in between)
+
+
+# --- the recorded fixtures ------------------------------------------------------------------
+
+
+def family_file() -> dict:
+    text = resources.files("sse_course.classroom.fixtures").joinpath("servers.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def test_every_framework_is_recorded_with_its_version_under_every_strategy() -> None:
+    recorded = family_file()
+    assert set(recorded["checked_under"]) == set(STRATEGIES)
+    names = {spec["framework"]["name"] for spec in recorded["fixtures"]}
+    assert names == set(FRAMEWORKS)
+    for spec in recorded["fixtures"]:
+        assert spec["framework"]["version"] and spec["framework"]["server"], spec["name"]
+    assert len(load_family("servers")) == len(recorded["fixtures"])
+
+
+def test_the_fixtures_are_what_the_installed_servers_write(server: tuple[Framework, str, list]) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    from record_server_fixtures import fixtures_of
+
+    framework, _, _ = server
+    recorded = [spec for spec in family_file()["fixtures"] if spec["framework"]["name"] == framework.name]
+    if recorded[0]["framework"] != framework.versions():
+        pytest.skip(f"recorded with {recorded[0]['framework']}, installed {framework.versions()}: re-record")
+    assert fixtures_of(framework) == recorded
