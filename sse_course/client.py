@@ -32,6 +32,9 @@ The standard's rules, as this client applies them:
   parser's would be ``None``);
 * a 204 stops the client for good (``ended == "204"``); any other status or
   content type raises :class:`ConnectionFailed` and does not reconnect.
+* a parser error (a line or event over its limit; invalid UTF-8 in the
+  ``strict`` profile) is raised as it is: reconnecting would only replay it.
+  A drop mid-event is not an error, in either profile.
 
 Beyond the standard (each off unless asked for, except where stated):
 
@@ -46,8 +49,11 @@ Beyond the standard (each off unless asked for, except where stated):
 * ``sleep=``: the function that waits (``time.sleep`` / ``asyncio.sleep``),
   so tests run instantly and can see every delay.
 
-Closing the client, leaving its ``with`` / ``async with`` block, breaking out of
-the loop, or cancelling the task that iterates it closes the connection.
+Closing the client, leaving its ``with`` / ``async with`` block, or cancelling
+the task that iterates it closes the connection; so does breaking out of a
+sync loop (the loop's generator is freed at once; an async loop's is closed
+later, by the event loop: use ``async with``). Iterating again continues from
+the last event handed over, on a new connection.
 """
 
 from __future__ import annotations
@@ -56,14 +62,15 @@ import asyncio
 import json as jsonlib
 import random
 import time
+import weakref
 from contextlib import aclosing
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
 import httpx
 
-from .errors import IncompleteStream
+from .errors import IncompleteStream, SSEError
 from .events import Comment, Event
 from .httpx_adapter import NotAnEventStream, media_type, sse_headers
 from .parser import SSEParser
@@ -163,13 +170,20 @@ class ResumeState:
         An event's ``retry`` is the stream's, whichever connection set it: the
         parser of a later connection has not seen it, the client has.
         """
-        if chunk is None:
-            try:
-                found = parser.close()
-            except IncompleteStream as err:  # strict profile: a drop mid-event; the partial event is discarded
-                found = err.events
-        else:
-            found = parser.feed(chunk)
+        try:
+            found = parser.close() if chunk is None else parser.feed(chunk)
+        except IncompleteStream as err:  # strict profile: a drop mid-event; the partial event is discarded
+            found = err.events
+        except SSEError as err:  # the events before the error still reach the caller, then the error
+            yield from self._hand_over(err.events)
+            raise
+        yield from self._hand_over(found)
+        self.last_event_id = parser.last_event_id
+        if parser.retry is not None:
+            self.reconnection_ms = self.stream_retry = parser.retry
+
+    def _hand_over(self, found: list) -> Iterator[Item]:
+        """Yield each item, remembering each event's ID as it goes (the caller may stop at any one)."""
         for item in found:
             if isinstance(item, Event):
                 if item.retry is None and self.stream_retry is not None:  # set on an earlier connection
@@ -177,9 +191,6 @@ class ResumeState:
                 self.last_event_id = item.last_event_id
                 self.delivered = True
             yield item
-        self.last_event_id = parser.last_event_id
-        if parser.retry is not None:
-            self.reconnection_ms = self.stream_retry = parser.retry
 
     def next_delay(self, *, now: bool = False) -> float | None:
         """Seconds to wait before reconnecting, or ``None`` when reconnecting is over."""
@@ -210,6 +221,7 @@ class _ClientBase:
     def __init__(
         self,
         url: str,
+        client: object = None,
         *,
         method: str = "GET",
         headers: Mapping[str, str] | None = None,
@@ -226,6 +238,8 @@ class _ClientBase:
         max_event_chars: int | None = None,
     ) -> None:
         self.url = url
+        self.owns_client = client is None  # ours to close; one given by the caller is not
+        self.response: httpx.Response | None = None
         self.method = method
         self.body, self.extra_headers = request_body(content, json, headers or {})
         self.timeout = httpx.Timeout(CONNECT_TIMEOUT, read=read_timeout)
@@ -285,33 +299,45 @@ class _ClientBase:
             "follow_redirects": True,
         }
 
+    def _opened(self, response: httpx.Response) -> SSEParser | None:
+        """Keep the response (``close()`` may cut it); its parser, or None after a 204."""
+        self.response = response
+        parser = self.state.open(response)
+        if parser is None:
+            self.ended = "204"
+        return parser
+
     def _stop_reading(self) -> bool:
         return self.closed or self.restarting
 
     def _after_connection(self) -> float | None:
         """Seconds to wait before the next connection, or None to end (recorded in ``ended``)."""
+        if self.ended is not None:
+            return None
         if self.closed:
             self.ended = "closed"
             return None
         delay = self.state.next_delay(now=self.restarting)
-        if self.restart_from is not None:
-            self.state.last_event_id = self.restart_from
-        self.restarting, self.restart_from = False, None
+        self._take_restart()
         if delay is None:
             self.ended = "max_reconnects"
         return delay
+
+    def _take_restart(self) -> None:
+        """Apply a pending ``restart()``: its ID, if it gave one; the flag is spent."""
+        if self.restart_from is not None:
+            self.state.last_event_id = self.restart_from
+        self.restarting, self.restart_from = False, None
 
 
 class EventSourceClient(_ClientBase):
     """A reconnecting event-stream client (sync); iterate it for events."""
 
     def __init__(self, url: str, *, client: httpx.Client | None = None, sleep: Callable[[float], Any] = time.sleep, **options: Any) -> None:
-        super().__init__(url, **options)
-        self.owns_client = client is None
-        self.http = client if client is not None else httpx.Client()
+        super().__init__(url, client, **options)
+        self.http: httpx.Client = client if client is not None else httpx.Client()
         self.sleep = sleep
-        self.response: httpx.Response | None = None
-        self.running: Iterator[Item] | None = None
+        self.running: Callable[[], Generator[Item, None, None] | None] = lambda: None
 
     def __enter__(self) -> EventSourceClient:
         return self
@@ -320,33 +346,30 @@ class EventSourceClient(_ClientBase):
         self.close()
 
     def __iter__(self) -> Iterator[Item]:
-        if self.running is not None:  # a loop left with break: its connection goes now
-            self.running.close()  # type: ignore[attr-defined]
-        self.running = self.events()
-        return self.running
+        previous = self.running()
+        if previous is not None:  # a loop still held somewhere: one connection at a time
+            previous.close()
+        events = self.events()
+        self.running = weakref.ref(events)  # weak: a loop left with break frees it, and its connection
+        return events
 
-    def events(self) -> Iterator[Item]:
+    def events(self) -> Generator[Item, None, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``close()``."""
+        self._take_restart()  # a restart() between two loops: this loop is the new start
         while not self.closed and self.ended is None:
             try:
                 yield from self._one_connection()
             except httpx.TransportError:
                 pass  # a network error, a read timeout, a drop mid-chunk: reconnect
-            if self.ended is not None:
-                return
             delay = self._after_connection()
-            if delay is None:
-                return
             if delay:
                 self.sleep(delay)
 
     def _one_connection(self) -> Iterator[Item]:
         with self.http.stream(**self._request()) as response:
-            self.response = response
             try:
-                parser = self.state.open(response)
+                parser = self._opened(response)
                 if parser is None:
-                    self.ended = "204"
                     return
                 for chunk in response.iter_bytes():
                     yield from self.state.items(parser, chunk)
@@ -360,9 +383,10 @@ class EventSourceClient(_ClientBase):
         """End iterating and close the connection (and the httpx client, if it is ours)."""
         self.closed = True
         self.ended = self.ended or "closed"
-        if self.running is not None:
+        running = self.running()
+        if running is not None:
             try:
-                self.running.close()  # type: ignore[attr-defined]
+                running.close()
             except ValueError:  # iterating in another thread right now: cut its connection instead
                 if self.response is not None:
                     self.response.close()
@@ -381,12 +405,10 @@ class AsyncEventSourceClient(_ClientBase):
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         **options: Any,
     ) -> None:
-        super().__init__(url, **options)
-        self.owns_client = client is None
-        self.http = client if client is not None else httpx.AsyncClient()
+        super().__init__(url, client, **options)
+        self.http: httpx.AsyncClient = client if client is not None else httpx.AsyncClient()
         self.sleep = sleep
-        self.response: httpx.Response | None = None
-        self.running: AsyncIterator[Item] | None = None
+        self.running: Callable[[], AsyncGenerator[Item, None] | None] = lambda: None
 
     async def __aenter__(self) -> AsyncEventSourceClient:
         return self
@@ -395,11 +417,13 @@ class AsyncEventSourceClient(_ClientBase):
         await self.aclose()
 
     def __aiter__(self) -> AsyncIterator[Item]:
-        self.running = self.events()
-        return self.running
+        events = self.events()
+        self.running = weakref.ref(events)  # weak: a loop left with break is finalised by the event loop
+        return events
 
-    async def events(self) -> AsyncIterator[Item]:
+    async def events(self) -> AsyncGenerator[Item, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``aclose()``."""
+        self._take_restart()  # a restart() between two loops: this loop is the new start
         while not self.closed and self.ended is None:
             try:
                 async with aclosing(self._one_connection()) as items:  # closed at once, not when collected
@@ -407,21 +431,15 @@ class AsyncEventSourceClient(_ClientBase):
                         yield item
             except httpx.TransportError:
                 pass  # a network error, a read timeout, a drop mid-chunk: reconnect
-            if self.ended is not None:
-                return
             delay = self._after_connection()
-            if delay is None:
-                return
             if delay:
                 await self.sleep(delay)
 
     async def _one_connection(self) -> AsyncIterator[Item]:
         async with self.http.stream(**self._request()) as response:
-            self.response = response
             try:
-                parser = self.state.open(response)
+                parser = self._opened(response)
                 if parser is None:
-                    self.ended = "204"
                     return
                 async for chunk in response.aiter_bytes():
                     for item in self.state.items(parser, chunk):
@@ -437,9 +455,10 @@ class AsyncEventSourceClient(_ClientBase):
         """End iterating and close the connection (and the httpx client, if it is ours)."""
         self.closed = True
         self.ended = self.ended or "closed"
-        if self.running is not None:
+        running = self.running()
+        if running is not None:
             try:
-                await self.running.aclose()  # type: ignore[attr-defined]
+                await running.aclose()
             except RuntimeError:  # another task is inside it right now: cut its connection instead
                 if self.response is not None:
                     await self.response.aclose()

@@ -12,36 +12,24 @@ reconnection time before the stream sets ``retry``, which the client's
 ``INITIAL_RECONNECTION_MS`` follows.
 
 Locally the test skips when Chromium or playwright is absent; with ``CI=true``
-a missing browser is a failure.
+a missing browser is a failure (test_browser's ``require_browser``).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from test_browser import CHROMIUM, MS, require_browser
+from test_browser import CHROMIUM_ARGS as BROWSER_ARGS
 
 from sse_course.classroom.server import SSEServer
 from sse_course.client import INITIAL_RECONNECTION_MS, EventSourceClient
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-MS = 1000
+#: The browser test's flags, and no QUIC: every request goes over the loopback TCP server.
+CHROMIUM_ARGS = [*BROWSER_ARGS, "--disable-quic"]
 #: The page records each message and each error with the readyState it left.
 PAGE = """<!doctype html><meta charset="utf-8"><title>EventSource</title><script>
 window.messages = []; window.errors = [];
@@ -55,20 +43,6 @@ DROPPING = b"retry: 30\nid: 1\ndata: a\n\nid: 2\ndata: b\n\nid: 3\ndata: c\n\n"
 DROPS = [DROPPING.index(b"data: b") + 4, DROPPING.index(b"data: c") + 4]
 #: Seconds to watch after the 204 for a request that should not come.
 QUIET = 0.3
-
-
-def require_browser() -> None:
-    """Skip locally, fail in CI, when the browser or its driver is missing."""
-    missing = None
-    if importlib.util.find_spec("playwright") is None:
-        missing = "the playwright package is not installed (pip install -r requirements.txt)"
-    elif not CHROMIUM.exists():
-        missing = f"{CHROMIUM} not found (Debian: apt-get install chromium)"
-    if missing is None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true and the Chromium comparison cannot run: {missing}")
-    pytest.skip(f"Chromium comparison skipped: {missing}")
 
 
 @pytest.fixture(scope="module")

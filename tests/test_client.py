@@ -212,6 +212,32 @@ def test_restart_reconnects_at_once_from_the_id_given(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_restart_after_a_204_starts_anew_from_the_id_given(mode: str) -> None:
+    def no_wait(_: float) -> None:
+        pass
+
+    async def no_wait_async(_: float) -> None:
+        pass
+
+    async def twice_async(url: str) -> tuple[list[Any], list[Any], str | None]:
+        async with AsyncEventSourceClient(url, sleep=no_wait_async) as source:
+            first = [item async for item in source]
+            source.restart(last_event_id="1")
+            return first, [item async for item in source], source.ended
+
+    with SSEServer(THREE, end_with_204=True) as server:
+        if mode == "sync":
+            with EventSourceClient(server.url, sleep=no_wait) as source:
+                first = list(source)
+                source.restart(last_event_id="1")
+                again, ended = list(source), source.ended
+        else:
+            first, again, ended = asyncio.run(asyncio.wait_for(twice_async(server.url), TIMEOUT))
+    assert datas(first) == ["a", "b", "c"] and datas(again) == ["b", "c"] and ended == "204"
+    assert sent_ids(server) == [None, "3", "1", "3"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_comments_are_delivered_only_on_request(mode: str) -> None:
     body = b": ping\r\ndata: a\r\n\r\n:\r\n"
     with SSEServer(body, end_with_204=True) as server:
@@ -263,25 +289,26 @@ def wait_until_no_connection(server: SSEServer, left: int = 0) -> int:
     return server.open_connections
 
 
-@pytest.mark.parametrize("how", ["close in the loop", "leave the with block", "iterate again"])
+@pytest.mark.parametrize("how", ["close in the loop", "break", "leave the with block", "iterate again"])
 def test_sync_close_or_leaving_closes_the_connection(how: str) -> None:
-    with SSEServer(b"data: a\n\n", hold=True) as server, EventSourceClient(server.url) as source:
+    body = b"id: 1\ndata: a\n\nid: 2\ndata: b\n\n"
+    with SSEServer(body, hold=True) as server, EventSourceClient(server.url) as source:
         for _ in source:
             assert server.open_connections == 1
             if how == "close in the loop":
                 source.close()
             else:
                 break
-        if how == "iterate again":
-            source.restart()
-            next(iter(source))
+        if how == "iterate again":  # a new connection, from the last event handed over
+            again = iter(source)
+            assert next(again).data == "b"  # read before the break, not handed over: sent again
             assert wait_until_no_connection(server, left=1) == 1
+            assert server.requests[-1]["last-event-id"] == "1"
             source.close()
         elif how == "leave the with block":
-            assert server.open_connections == 1
             source.__exit__(None, None, None)
         assert wait_until_no_connection(server) == 0
-        assert source.ended == "closed"
+        assert source.ended == "closed" or how == "break"
 
 
 @pytest.mark.parametrize("how", ["cancel", "aclose", "async with"])
@@ -354,6 +381,13 @@ def test_raw_reads_of_a_gzip_stream_are_what_the_edge_must_not_parse() -> None:
     assert gzip.decompress(raw) == CODED.raw
     with pytest.raises(DecodeError, match=r"invalid UTF-8 at byte 1: b'\\x8b'"):
         list(iter_events([raw]))
+
+
+def test_the_edge_test_fails_on_an_edge_that_reads_iter_raw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The edge test above, run against the old edge (``iter_raw()``): it must fail."""
+    monkeypatch.setattr(httpx.Response, "iter_bytes", httpx.Response.iter_raw)
+    with pytest.raises(DecodeError, match=r"invalid UTF-8 at byte 1: b'\\x8b'"):
+        test_a_compressed_stream_reads_right_through_the_edge("gzip")
 
 
 def test_the_server_compresses_each_write_so_it_arrives_at_once() -> None:
@@ -473,3 +507,15 @@ def test_the_readme_example_prints_what_the_readme_shows(capsys: pytest.CaptureF
     shown = re.search(r"```text\n(.*?)```", text, re.S).group(1)
     exec(compile(code, str(README_SECTION), "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_parser_error_is_raised_not_reconnected(mode: str) -> None:
+    from sse_course import LineTooLong
+
+    delivered: list[Any] = []
+    with SSEServer(b"data: a\n\ndata: " + b"x" * 100 + b"\n\n", end_with_204=True) as server:
+        with pytest.raises(LineTooLong):
+            read(mode, server.url, on_item=lambda source, item: delivered.append(item), max_line_chars=50)
+    assert delivered == [Event("message", "a")]  # what came before the error is not lost
+    assert len(server.requests) == 1

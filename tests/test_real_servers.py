@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from real_servers import FRAMEWORKS, PLAN, Framework, expected_events
+from real_servers import FRAMEWORKS, Framework, expected_events
 
 from sse_course import Event
 from sse_course.classroom.fixtures import load_family
@@ -55,23 +55,23 @@ def read(mode: str, url: str, **options: Any) -> tuple[list[Any], list[float], A
     return asyncio.run(asyncio.wait_for(main(), TIMEOUT))
 
 
+@pytest.mark.parametrize(
+    "path,sent",
+    [
+        pytest.param("/stream", [None, "3"], id="whole-then-204"),
+        pytest.param("/stream?drop=1", [None, "1", "2", "3"], id="dropped-after-each-event"),
+    ],
+)
 @pytest.mark.parametrize("mode", MODES)
-def test_events_retry_and_the_final_204(server: tuple[Framework, str, list], mode: str) -> None:
+def test_events_retry_resumption_and_the_final_204(
+    server: tuple[Framework, str, list], mode: str, path: str, sent: list[str | None]
+) -> None:
     framework, url, seen = server
     seen.clear()
-    items, delays, source = read(mode, url + "/stream")
+    items, delays, source = read(mode, url + path)
     assert items == expected_events(framework.encode_json)
-    assert source.reconnection_ms == 25 and delays == [0.025]
-    assert seen == [None, PLAN[-1].id] and source.ended == "204"
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_each_dropped_response_resumes_with_last_event_id(server: tuple[Framework, str, list], mode: str) -> None:
-    framework, url, seen = server
-    seen.clear()
-    items, delays, source = read(mode, url + "/stream?drop=1")
-    assert items == expected_events(framework.encode_json)
-    assert seen == [None, "1", "2", "3"] and delays == [0.025] * 3
+    assert seen == sent, "the Last-Event-ID of each request"
+    assert source.reconnection_ms == 25 and delays == [0.025] * (len(sent) - 1)
     assert source.ended == "204"
 
 

@@ -1,7 +1,8 @@
 """The course's demo SSE server: one body as ``text/event-stream``, written in chosen chunks.
 
 Fixtures show the parser every split on purpose; this server shows what a real
-connection does to the writes. It is a classroom tool, stdlib only (asyncio):
+connection does to the writes. It is a classroom tool on the standard
+library's asyncio (no framework):
 
 * it binds loopback only (127.0.0.1 by default, on a free port) and refuses
   any other host, so a lesson never opens a port to the network;
@@ -10,7 +11,15 @@ connection does to the writes. It is a classroom tool, stdlib only (asyncio):
 * it can close the connection early, mid-event, to simulate a dropped stream.
   The body's end is marked by closing the connection (HTTP/1.1 allows that when
   there is no Content-Length and no chunked coding), so to the HTTP client a
-  drop looks exactly like a clean end: only the SSE parser can tell.
+  drop looks exactly like a clean end: only the SSE parser can tell;
+* it resumes: a request's ``Last-Event-ID`` starts the body just after the
+  block that committed that ID, so a reconnecting client gets each event
+  once; ``drops`` drops the n-th connection at its own offset, and
+  ``end_with_204`` answers 204 when nothing is left (the standard's "stop");
+* for the client's tests it can answer another status or content type,
+  compress (gzip, deflate), redirect (``/redirect``), hold a silent
+  connection open, serve a page for a browser (``/page``), and it records
+  every request (``log``) and the connections still open.
 
 The asyncio loop runs in a background thread, so ``with SSEServer(...)`` works
 the same from a script, a test, or a notebook cell (whose kernel already runs
@@ -361,6 +370,8 @@ class SSEServer:
                 await client_gone
         finally:
             client_gone.cancel()
+            if client_gone.done() and not client_gone.cancelled():
+                client_gone.exception()  # a reset connection: seen, so asyncio does not log it
 
     def _encoder(self, accept_encoding: str) -> Any:
         """A compressor for the configured coding, if the request accepts it."""
