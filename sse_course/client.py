@@ -78,7 +78,7 @@ from .parser import SSEParser
 #: The reconnection time before the stream sets ``retry`` (the standard leaves
 #: it to the user agent). 3000 ms is what Chromium does: measured by
 #: tests/test_chromium_eventsource.py (the gap between a dropped connection
-#: and Chromium's next request), see docs/client-readme-section.md.
+#: and Chromium's next request), see the README's section on the client.
 INITIAL_RECONNECTION_MS = 3000
 #: Seconds to wait for a connection to open (and, without read_timeout, the
 #: read timeout is off: a stream may rightly be quiet for a long time).

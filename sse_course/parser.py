@@ -205,9 +205,11 @@ class SSEParser:
         """
         held, splitter, assembler, errors = self._held, self._splitter, self._assembler, self._errors
         skipped = 0
-        if splitter.skip_lf and held[0] == LF:  # the LF of a CRLF whose CR was handed over
-            del held[:1]
-            skipped = 1
+        if splitter.skip_lf:  # the last hand-over ended with a CR: an LF now is its CRLF's
+            splitter.lines_cut(False)  # now, not at the end: the layered parser may take over below
+            if held[0] == LF:
+                del held[:1]
+                skipped = 1
         events: list[Event | Comment] = []
         if (end := first_line_end(held)) > LONG_LINE_BYTES:
             try:
@@ -246,7 +248,7 @@ class SSEParser:
             return self._layered_after(events, skipped, done)
         except SSEError as err:
             self._life.fail(err, events + list(err.completed or []))
-        if splitter.skip_lf or line_end is not LF_END:
+        if line_end is not LF_END:
             splitter.lines_cut(done > 0 and held[done - 1] == CR)
         self._handed += skipped + done
         del held[:done]

@@ -498,14 +498,15 @@ def test_the_drop_point_harness_rejects_a_wrong_client(mutant: type) -> None:
 
 # --- the README section's example runs and prints what it says -------------------------------------
 
-README_SECTION = Path(__file__).resolve().parent.parent / "docs" / "client-readme-section.md"
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_the_readme_example_prints_what_the_readme_shows(capsys: pytest.CaptureFixture[str]) -> None:
-    text = README_SECTION.read_text(encoding="utf-8")
+    readme = README.read_text(encoding="utf-8")
+    text = readme[readme.index("## The reconnecting client") :]
     code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
     shown = re.search(r"```text\n(.*?)```", text, re.S).group(1)
-    exec(compile(code, str(README_SECTION), "exec"), {})
+    exec(compile(code, str(README), "exec"), {})
     assert capsys.readouterr().out == shown
 
 

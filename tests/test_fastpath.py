@@ -681,3 +681,19 @@ def test_the_room_after_a_cut_counts_the_data_its_last_lines_added(profile: str)
     )
     assert got == expected
     assert per_read(lambda: SSEParser(profile, max_event_chars=40), chunks) == [[Event("message", "x")]]
+
+
+def test_a_crlf_split_after_retry_was_read_keeps_the_blank_line_before_an_invalid_byte() -> None:
+    """Found by a soak: reading ``retry`` handed over lines ending in a CR; the next
+    chunk's LF completed that CRLF, and the layered parser, taking over at an
+    invalid byte, skipped the following LF too (a stale skip_lf), losing an event."""
+    chunks = [b"event:aa\r\ndata: x\r", b"\n\ndata: y\n\xffdata:\n"]
+    layered, fast = LayeredSSEParser(), SSEParser()
+    assert layered.feed(chunks[0]) == fast.feed(chunks[0]) == []
+    assert fast.retry is None  # hands over the complete lines held
+    with pytest.raises(DecodeError) as expected:
+        layered.feed(chunks[1])
+    with pytest.raises(DecodeError) as got:
+        fast.feed(chunks[1])
+    assert got.value.events == expected.value.events == [Event("aa", "x")]
+    assert str(got.value) == str(expected.value)

@@ -94,7 +94,7 @@ def test_one_wrong_answer_fails_that_part_only_with_the_checks_first_line(report
     assert (code, stderr) == (0, "")
     assert statuses(stdout) == ["failing", "passed"]
     failing = next(line for line in stdout.splitlines() if "[   failing   ]" in line)
-    assert re.search(r"\]\s.+: \w+Error: ", failing), failing  # part name: ExceptionName: first line
+    assert re.search(r"\]\s.+: [A-Z]\w+: \S", failing), failing  # part name: ExceptionName: first line
 
 
 # --- the contract, on cells made by hand ---------------------------------------------

@@ -1,0 +1,482 @@
+"""Every page of the course renders as its author meant it, as CommonMark.
+
+Renders every markdown cell of every notebook in ``notebooks/``, ``solutions/`` and
+``exercises/``, and ``README.md`` and ``docs/*.md``, with markdown-it-py (CommonMark plus
+tables, as JupyterLab's renderer reads them), and fails on:
+
+- **prose that became code**: an indented code block (a ``code_block`` token). Four spaces
+  of indentation turn a paragraph, a list or a table into a grey block of literal text;
+  code and diagrams use fenced blocks (```), which are never an accident;
+- **a relative link that does not resolve**: the file or folder must exist relative to the
+  page, and an ``#anchor`` must name a heading of the target (or of the page itself).
+  Anchor rule: JupyterLab 4 gives a heading the id of its text with every space replaced
+  by ``-``, case and punctuation kept (``createHeaderId`` in ``@jupyterlab/rendermime``);
+  GitHub lower-cases the text, drops punctuation and replaces spaces by ``-``. Either form
+  is accepted, so ``#course-map`` (GitHub) and ``#Course-map`` (JupyterLab) both resolve;
+- **a stated time that differs** between the README's course map (reading and exercise
+  minutes), a lesson's header (``**Time:** about R minutes reading, E minutes for the
+  exercise``) and its exercise's header (``**Time:** about E minutes.``, in ``solutions/``
+  and ``exercises/``). Every lesson states its time, every exercise too;
+- **a lesson header without the learner aids**: every lesson's header links the cheat
+  sheet, the glossary and the closing page (``11-where-next.ipynb``, which links the first two);
+- **a lesson without further reading**: every lesson but the closing page has a
+  ``## Further reading`` section with at least one link out of the course;
+- **a cheat-sheet example that is not true**: the ``>>>`` examples of ``docs/cheat-sheet.md``
+  run as doctests.
+
+Each check is a small function of the text (and of the files its links name), so the
+tests at the end show each one rejecting a small page with the defect it looks for, and
+accepting the same page without it.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_FOLDERS = ("notebooks", "solutions", "exercises")
+MD = MarkdownIt("commonmark").enable("table")
+
+#: A link with a scheme (https:, mailto:) leaves the repository: not checked offline.
+EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+#: A lesson header's time: ``**Time:** about 30 minutes reading, 25 minutes for the
+#: [exercise](...)`` or ``...; this lesson has no exercise``. The course writes that form;
+#: ``**Time**:``, no "about" and "25 minutes exercises" are read too, so that a lesson
+#: written in an older style is compared on its numbers rather than refused.
+LESSON_TIME = re.compile(
+    r"\*\*Time(?::\*\*|\*\*:) (?:about )?(?P<reading>\d+) minutes reading"
+    r"(?:, (?:about )?(?P<exercise>\d+) minutes (?:for the )?(?:\[exercise|exercise)|; this lesson has no exercise)"
+)
+#: An exercise header's time: ``**Time:** about 25 minutes.``
+EXERCISE_TIME = re.compile(r"\*\*Time(?::\*\*|\*\*:) (?:about )?(?P<exercise>\d+) minutes")
+
+
+# ---------------------------------------------------------------------------- pages
+
+
+def markdown_cells(path: Path) -> list[str]:
+    """The markdown cells of a notebook, in order, as text."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"]
+
+
+def pages(root: Path = ROOT) -> Iterator[tuple[Path, list[str]]]:
+    """Every page of the course: (path, its markdown parts: cells, or the whole file)."""
+    for folder in NOTEBOOK_FOLDERS:
+        for path in sorted((root / folder).glob("*.ipynb")):
+            yield path, markdown_cells(path)
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        if path.exists():
+            yield path, [path.read_text(encoding="utf-8")]
+
+
+def all_tokens(tokens: list[Token]) -> Iterator[Token]:
+    """Block tokens and, inside inline tokens, their children."""
+    for token in tokens:
+        yield token
+        yield from token.children or []
+
+
+# ---------------------------------------------------------------------------- code blocks
+
+
+def code_block_problems(markdown: str) -> list[str]:
+    """An indented code block is prose that became code (fenced blocks are fine)."""
+    return [
+        f"line {token.map[0] + 1} renders as an indented code block: {token.content.splitlines()[0].strip()!r}"
+        for token in MD.parse(markdown)
+        if token.type == "code_block"
+    ]
+
+
+# ---------------------------------------------------------------------------- links
+
+
+def heading_text(tokens: list[Token], index: int) -> str:
+    """A heading's text as a browser's textContent sees it (markup dropped, code kept)."""
+    inline = tokens[index + 1]
+    return "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
+
+
+def slugs(markdown_parts: list[str]) -> set[str]:
+    """Every anchor a heading of these parts answers to, in JupyterLab's and GitHub's form."""
+    found: set[str] = set()
+    for markdown in markdown_parts:
+        tokens = MD.parse(markdown)
+        for index, token in enumerate(tokens):
+            if token.type == "heading_open":
+                text = heading_text(tokens, index).strip()
+                found.add(text.replace(" ", "-"))
+                found.add(re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-"))
+    return found
+
+
+def page_parts(path: Path) -> list[str]:
+    """The markdown of a page a link points to (an ``.ipynb``'s cells, or a ``.md``)."""
+    if path.suffix == ".ipynb":
+        return markdown_cells(path)
+    return [path.read_text(encoding="utf-8")]
+
+
+def links(markdown: str) -> Iterator[str]:
+    """The target of every link and image in this markdown."""
+    for token in all_tokens(MD.parse(markdown)):
+        if token.type == "link_open":
+            yield str(token.attrs["href"])
+        elif token.type == "image":
+            yield str(token.attrs["src"])
+
+
+def link_problems(markdown: str, page: Path, own_parts: list[str]) -> list[str]:
+    """Relative links of ``markdown`` (on ``page``, whose parts are ``own_parts``) that do not resolve."""
+    problems = []
+    for href in links(markdown):
+        if EXTERNAL.match(href):
+            continue
+        target, _, anchor = unquote(href).partition("#")
+        path = (page.parent / target) if target else page
+        if target and not path.exists():
+            problems.append(f"link {href!r}: {target} does not exist next to {page.name}")
+        elif anchor and path.suffix in (".md", ".ipynb"):
+            heads = slugs(own_parts if path == page else page_parts(path))
+            if anchor not in heads:
+                problems.append(f"link {href!r}: no heading of {path.name} has the anchor #{anchor}")
+    return problems
+
+
+# ---------------------------------------------------------------------------- times
+
+
+def course_map(readme: str) -> dict[str, tuple[str, str]]:
+    """README's course map: lesson number -> (reading minutes, exercise minutes or '-')."""
+    section = readme.partition("## Course map")[2].partition("\n## ")[0]
+    rows: dict[str, tuple[str, str]] = {}
+    header: list[str] = []
+    for line in section.splitlines():
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not header:
+            header = cells
+            continue
+        row = dict(zip(header, cells))
+        rows[row["#"]] = (row["Reading (min)"], row["Exercise (min)"])
+    return rows
+
+
+def lesson_time(header: str) -> tuple[str, str] | None:
+    """(reading, exercise or '-') from a lesson's first cell, or None if it states none."""
+    match = LESSON_TIME.search(header)
+    return (match["reading"], match["exercise"] or "-") if match else None
+
+
+def exercise_time(header: str) -> str | None:
+    """The minutes an exercise's first cell states, or None."""
+    match = EXERCISE_TIME.search(header)
+    return match["exercise"] if match else None
+
+
+def time_problems(readme: str, lessons: dict[str, str], exercises: dict[str, dict[str, str]]) -> list[str]:
+    """Where README, lesson headers and exercise headers disagree on a time.
+
+    ``lessons``: lesson file name -> its header; ``exercises``: folder -> (file name ->
+    header), for ``solutions`` and ``exercises``.
+    """
+    table = course_map(readme)
+    problems = []
+    for name, header in sorted(lessons.items()):
+        number = name[:2]
+        stated = lesson_time(header)
+        if stated is None:
+            problems.append(f"notebooks/{name}: its header states no time ('**Time:** about R minutes reading, ...')")
+            continue
+        if number not in table:
+            problems.append(f"notebooks/{name}: no row {number} in README's course map")
+        elif table[number] != stated:
+            problems.append(f"lesson {number}: README's course map says {table[number]}, its header says {stated}")
+        has_exercise = any(name in files for files in exercises.values())
+        if has_exercise != (stated[1] != "-"):
+            problems.append(f"notebooks/{name}: its header says exercise {stated[1]!r}, exercise notebook exists: {has_exercise}")
+        for folder, files in sorted(exercises.items()):
+            if name not in files:
+                continue
+            minutes = exercise_time(files[name])
+            if minutes != stated[1]:
+                problems.append(
+                    f"{folder}/{name}: states {minutes!r} minutes ('**Time:** about N minutes.'), "
+                    f"the lesson header {stated[1]!r}"
+                )
+    for number in sorted(set(table) - {name[:2] for name in lessons}):
+        problems.append(f"README's course map has row {number}, but no lesson notebook")
+    return problems
+
+
+def header(path: Path) -> str:
+    """A notebook's header: its first markdown cell with a title (``# ...``); a generated
+    exercise starts with a one-line note before it."""
+    return next((cell for cell in markdown_cells(path) if cell.startswith("# ")), "")
+
+
+def headers(folder: str) -> dict[str, str]:
+    """File name -> header, for every notebook of a folder."""
+    return {path.name: header(path) for path in sorted((ROOT / folder).glob("*.ipynb"))}
+
+
+# ---------------------------------------------------------------------------- aids and examples
+
+AIDS = {"cheat sheet": "../docs/cheat-sheet.md", "glossary": "../docs/glossary.md", "closing page": "11-where-next.ipynb"}
+
+
+def aid_problems(name: str, header_text: str) -> list[str]:
+    """The learner aids a lesson header does not link (the closing page need not link itself)."""
+    targets = {href.partition("#")[0] for href in links(header_text)}
+    return [f"{name}: its header does not link the {aid} ({href})" for aid, href in AIDS.items() if href not in targets and href != name]
+
+
+def further_reading_problems(name: str, parts: list[str]) -> list[str]:
+    """A lesson must end with a '## Further reading' section that links somewhere outside."""
+    for part in parts:
+        before, heading, after = part.partition("## Further reading")
+        if heading:
+            section = after.split("\n## ")[0]
+            if any(EXTERNAL.match(href) for href in links(section)):
+                return []
+            return [f"{name}: its 'Further reading' section links nothing outside the course"]
+    return [f"{name}: no '## Further reading' section"]
+
+
+def doctest_failures(text: str, name: str) -> int:
+    """How many ``>>>`` examples in ``text`` do not give the output written after them."""
+    test = doctest.DocTestParser().get_doctest(text, {}, name, name, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test, out=lambda _: None)
+    return runner.failures
+
+
+# ---------------------------------------------------------------------------- the course
+
+
+PAGES = list(pages())
+
+
+@pytest.mark.parametrize("path, parts", PAGES, ids=[str(p.relative_to(ROOT)) for p, _ in PAGES])
+def test_no_prose_renders_as_code(path: Path, parts: list[str]) -> None:
+    problems = [f"part {i}: {p}" for i, part in enumerate(parts) for p in code_block_problems(part)]
+    assert not problems, f"{path.relative_to(ROOT)}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path, parts", PAGES, ids=[str(p.relative_to(ROOT)) for p, _ in PAGES])
+def test_relative_links_resolve(path: Path, parts: list[str]) -> None:
+    problems = [f"part {i}: {p}" for i, part in enumerate(parts) for p in link_problems(part, path, parts)]
+    assert not problems, f"{path.relative_to(ROOT)}:\n" + "\n".join(problems)
+
+
+def test_times_agree() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    exercises = {folder: headers(folder) for folder in ("solutions", "exercises")}
+    problems = time_problems(readme, headers("notebooks"), exercises)
+    assert not problems, "\n".join(problems)
+
+
+def test_lesson_headers_link_the_aids() -> None:
+    problems = [p for name, text in headers("notebooks").items() for p in aid_problems(name, text)]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_lesson_has_further_reading() -> None:
+    lessons = [path for path in sorted((ROOT / "notebooks").glob("*.ipynb")) if path.name != AIDS["closing page"]]
+    problems = [p for path in lessons for p in further_reading_problems(path.name, markdown_cells(path))]
+    assert not problems, "\n".join(problems)
+
+
+def test_cheat_sheet_examples_are_true() -> None:
+    text = (ROOT / "docs" / "cheat-sheet.md").read_text(encoding="utf-8")
+    assert text.count(">>> ") >= 15
+    assert doctest_failures(text, "cheat-sheet.md") == 0
+
+
+def test_every_page_is_found() -> None:
+    """The scan is not vacuous: it sees the lessons, the README and the docs."""
+    names = {str(path.relative_to(ROOT)) for path, _ in PAGES}
+    assert {"README.md", "notebooks/00-welcome.ipynb", "docs/cheat-sheet.md", "docs/glossary.md"} <= names
+    assert sum(len(parts) for _, parts in PAGES) > 200
+
+
+# ---------------------------------------------------------------------------- the checks reject each defect
+
+README = """\
+# Course
+
+## Course map
+
+| # | Lesson | What it builds | Reading (min) | Exercise (min) |
+|---|---|---|---|---|
+| 00 | [Welcome](notebooks/00-welcome.ipynb) | the map | 10 | - |
+| 01 | [Chunks](notebooks/01-chunks.ipynb) | reads | 20 | 15 |
+
+## Next section
+"""
+WELCOME = "# 00\n\n**Time:** about 10 minutes reading; this lesson has no exercise."
+CHUNKS = "# 01\n\n**Time:** about 20 minutes reading, 15 minutes for the [exercise](../exercises/01-chunks.ipynb)."
+EXERCISE = "# Exercise 01\n\n**Time:** about 15 minutes."
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "## The course map\n\n    Each lesson builds one layer.\n\n    | a | b |\n    |---|---|\n",
+        "Some prose.\n\n        chunks -> text -> lines\n",
+        "- a list\n\n\n      still indented four past the list: code\n",
+    ],
+)
+def test_indented_prose_is_rejected(markdown: str) -> None:
+    assert code_block_problems(markdown)
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "## Map\n\nEach lesson builds one layer.\n\n```text\nchunks -> text\n```\n",
+        "- a list\n\n  continued in the item\n",
+    ],
+)
+def test_fenced_and_list_text_are_accepted(markdown: str) -> None:
+    assert not code_block_problems(markdown)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """A tiny course: README with a heading, a lesson notebook with a heading, docs/."""
+    (tmp_path / "README.md").write_text("# Course\n\n## Course map\n\nText.\n", encoding="utf-8")
+    (tmp_path / "notebooks").mkdir()
+    cell = {"cell_type": "markdown", "metadata": {}, "source": ["## The problem, live\n"]}
+    (tmp_path / "notebooks" / "01-x.ipynb").write_text(json.dumps({"cells": [cell]}), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "[map](../README.md#course-map)",  # GitHub's form
+        "[map](../README.md#Course-map)",  # JupyterLab's form
+        "[lesson](../notebooks/01-x.ipynb#The-problem,-live)",  # JupyterLab keeps punctuation
+        "[lesson](../notebooks/01-x.ipynb#the-problem-live)",
+        "[folder](../notebooks/)",
+        "[own](#Own-heading)\n\n## Own heading\n",
+        "[web](https://html.spec.whatwg.org/multipage/server-sent-events.html#nowhere)",
+    ],
+)
+def test_resolving_links_are_accepted(site: Path, markdown: str) -> None:
+    page = site / "docs" / "page.md"
+    assert not link_problems(markdown, page, [markdown])
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "[map](../README.md#the-course-map)",  # no such heading
+        "[map](../README.md#COURSE-MAP)",  # neither form
+        "[missing](../notebooks/02-y.ipynb)",  # no such file
+        "[cheat sheet](cheat-sheet.md)",  # not written yet
+        "[own](#nowhere)\n\n## Own heading\n",
+        "![picture](missing.png)",
+    ],
+)
+def test_broken_links_are_rejected(site: Path, markdown: str) -> None:
+    page = site / "docs" / "page.md"
+    assert link_problems(markdown, page, [markdown])
+
+
+def times_of(readme: str = README, welcome: str = WELCOME, chunks: str = CHUNKS, exercise: str = EXERCISE) -> list[str]:
+    lessons = {"00-welcome.ipynb": welcome, "01-chunks.ipynb": chunks}
+    return time_problems(readme, lessons, {"solutions": {"01-chunks.ipynb": exercise}})
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        CHUNKS,
+        "# 01\n\n**Time**: 20 minutes reading, 15 minutes exercises.",
+        "# 01\n\n**Time**: 20 minutes reading, 15 minutes for the exercise.",
+    ],
+)
+def test_agreeing_times_are_accepted(chunks: str) -> None:
+    assert times_of(chunks=chunks) == []
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"readme": README.replace("| 20 | 15 |", "| 20 | 25 |")}, "README's course map says ('20', '25')"),
+        ({"readme": README.replace("| 20 | 15 |", "| 30 | 15 |")}, "README's course map says ('30', '15')"),
+        ({"chunks": CHUNKS.replace("15 minutes", "20 minutes")}, "solutions/01-chunks.ipynb: states '15'"),
+        ({"exercise": EXERCISE.replace("15", "25")}, "solutions/01-chunks.ipynb: states '25'"),
+        ({"exercise": "# Exercise 01\n\nNo time here."}, "solutions/01-chunks.ipynb: states None"),
+        ({"chunks": "# 01\n\n**Time:** twenty minutes reading."}, "header states no time"),
+        ({"chunks": "# 01\n\n**Time**: 20 minutes reading, 25 minutes exercises."}, "states '15' minutes"),
+        ({"readme": README.replace("| 01 |", "| 02 |")}, "no row 01"),
+        ({"welcome": WELCOME.replace("10 minutes", "15 minutes")}, "lesson 00: README's course map says"),
+    ],
+)
+def test_differing_times_are_rejected(change: dict[str, str], expected: str) -> None:
+    problems = times_of(**change)
+    assert any(expected in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize(
+    "header_text",
+    [
+        "# 03\n\n[Course map](../README.md#course-map)",
+        "# 03\n\n[Cheat sheet](../docs/cheat-sheet.md) · [Where next](11-where-next.ipynb)",
+        "# 03\n\n[Cheat sheet](../docs/cheat-sheet.md) · [Glossary](../docs/glossary.md)",
+    ],
+)
+def test_a_header_without_the_aids_is_rejected(header_text: str) -> None:
+    assert aid_problems("03-text-to-lines.ipynb", header_text)
+
+
+def test_a_header_with_the_aids_is_accepted() -> None:
+    nav = "[Cheat sheet](../docs/cheat-sheet.md) · [Glossary](../docs/glossary.md)"
+    assert not aid_problems("03-x.ipynb", f"# 03\n\n{nav} · [Where next](11-where-next.ipynb#Back)")
+    assert not aid_problems("11-where-next.ipynb", f"# 11\n\n{nav}")
+
+
+@pytest.mark.parametrize(
+    "statement, false_output, true_output",
+    [
+        (r'SSEParser().feed(b"data: a\r\n\r\n")', "[Event(type='message', data='a\\r', last_event_id='', retry=None)]",
+         "[Event(type='message', data='a', last_event_id='', retry=None)]"),
+        (r'[e.retry for e in SSEParser().feed(b"retry: +5\ndata: z\n\n")]', "[5]", "[None]"),
+        (r'SSEParser().feed(b": ping\n\n")', "[Event(type='message', data='', last_event_id='', retry=None)]", "[]"),
+    ],
+)
+def test_a_false_cheat_sheet_example_is_rejected(statement: str, false_output: str, true_output: str) -> None:
+    example = ">>> from sse_course import SSEParser\n>>> {}\n{}\n"
+    assert doctest_failures(example.format(statement, false_output), "false.md") == 1
+    assert doctest_failures(example.format(statement, true_output), "true.md") == 0
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ["# 03\n", "## Lessons learned\n\n- one\n\n## Next\n\n[lesson 04](04-x.ipynb)"],
+        ["## Further reading\n\n- [the cheat sheet](../docs/cheat-sheet.md)\n\n## Next\n\n[WHATWG](https://html.spec.whatwg.org/)"],
+    ],
+)
+def test_a_lesson_without_further_reading_is_rejected(parts: list[str]) -> None:
+    assert further_reading_problems("03-x.ipynb", parts)
+
+
+def test_a_lesson_with_further_reading_is_accepted() -> None:
+    parts = ["# 03\n", "## Further reading\n\n- [WHATWG](https://html.spec.whatwg.org/)\n\n## Next\n"]
+    assert not further_reading_problems("03-x.ipynb", parts)
