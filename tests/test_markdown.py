@@ -480,3 +480,27 @@ def test_a_lesson_without_further_reading_is_rejected(parts: list[str]) -> None:
 def test_a_lesson_with_further_reading_is_accepted() -> None:
     parts = ["# 03\n", "## Further reading\n\n- [WHATWG](https://html.spec.whatwg.org/)\n\n## Next\n"]
     assert not further_reading_problems("03-x.ipynb", parts)
+
+
+#: The instructor notes state each lesson's time under its heading.
+NOTES_TIME = re.compile(r"^## (\d\d) · .*?\n+\*(\d+) minutes reading, (?:(\d+) minutes exercises?|no exercise)\.\*", re.M | re.S)
+
+
+def notes_time_problems(readme: str, notes: str) -> list[str]:
+    """Where the instructor notes' times differ from README's course map."""
+    table = course_map(readme)
+    problems = []
+    for number, reading, exercise in NOTES_TIME.findall(notes):
+        stated = (reading, exercise or "-")
+        if table.get(number) != stated:
+            problems.append(f"lesson {number}: README's course map says {table.get(number)}, the instructor notes say {stated}")
+    return problems
+
+
+def test_instructor_notes_state_the_course_maps_times() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    notes = (ROOT / "docs" / "instructor-notes.md").read_text(encoding="utf-8")
+    assert len(NOTES_TIME.findall(notes)) >= 10
+    assert notes_time_problems(readme, notes) == []
+    wrong = notes.replace("*10 minutes reading, no exercise.*", "*15 minutes reading, no exercise.*")
+    assert notes_time_problems(readme, wrong) == ["lesson 00: README's course map says ('10', '-'), the instructor notes say ('15', '-')"]
