@@ -2,9 +2,10 @@
 
     chunk (bytes) -> Utf8Decoder -> text -> LineSplitter -> lines -> EventAssembler -> events
 
-The package's :class:`~sse_course.parser.SSEParser` is this class with a fast
-path in front; tests/test_fastpath.py proves both give the same events and the
-same errors on every fixture, partition and generated stream.
+The package's :class:`~sse_course.parser.SSEParser` composes this class behind a
+bytes-first front that hands work to its stages through their public methods;
+tests/test_fastpath.py proves both give the same events and the same errors on
+every fixture, partition and generated stream.
 
 Two profiles share this one code path and differ only in policy:
 

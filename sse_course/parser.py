@@ -16,9 +16,11 @@ depends on it:
   a block of one ``data:`` line, every event of an LLM token stream, is decoded
   once and handed to the assembler's ``dispatch_data``; any other block is
   decoded, split into lines and handed to the assembler's ``feed``;
-* a long line (held bytes past 64 KiB without a line end) is decoded as it
-  comes and handed to the line splitter's ``extend``, so it is held once, as
-  text, not as bytes and again as text;
+* a long line (held bytes past PIECE_BYTES, 16 KiB, without a line end) is
+  decoded as it comes and handed to the line splitter's ``extend``, so it is
+  held once, as text, not as bytes and again as text; a first line held that
+  is longer than LONG_LINE_BYTES is cut off where ``memchr`` finds its end,
+  never scanned by the block search;
 * every hand-over goes through the stages' public methods, so the stages'
   state is always the stream's, and their limit checks stay in force; the
   room the held bytes may take is computed from the stages after each
