@@ -2,7 +2,7 @@
 
     pip install -r benchmarks/requirements.txt
     python benchmarks/run.py            # full run, under 10 minutes on 2 cores
-    python benchmarks/run.py --quick    # smaller corpora, under a minute
+    python benchmarks/run.py --quick    # smaller corpora, about a minute
 
 Everything is measured side by side in one run. The machine is noisy, so each
 cell runs every parser once per round, in a rotating order, and reports the
@@ -309,7 +309,7 @@ def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: li
 
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    args.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (under a minute)")
+    args.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (about a minute)")
     plan = QUICK if args.parse_args().quick else FULL
     started = time.perf_counter()
     peer_parsers, missing = installed_peers()
