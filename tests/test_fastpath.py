@@ -34,6 +34,7 @@ from sse_course import (
 from sse_course.classroom import harness
 from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
+from sse_course.events import Comment
 from sse_course.parser import HeldBytes
 
 PROFILES = ("strict", "browser")
@@ -697,3 +698,24 @@ def test_a_crlf_split_after_retry_was_read_keeps_the_blank_line_before_an_invali
         fast.feed(chunks[1])
     assert got.value.events == expected.value.events == [Event("aa", "x")]
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_comments_come_from_the_same_feed_as_in_layered(profile: str) -> None:
+    """With ``comments=True`` a comment is returned by the feed that ends its line,
+    in stream order among the events, on every fixture under single cuts and
+    one-byte reads."""
+    for fixture in FIXTURES:
+        options = {**fixture.options, "comments": True}
+        for cuts in harness.partitions(fixture.raw, ("whole", "single", "one_byte"), fixture.cuts):
+            chunks = harness.chunks_of(fixture.raw, cuts)
+            expected, got = compared(
+                lambda: LayeredSSEParser(profile, **options), lambda: SSEParser(profile, **options), chunks
+            )
+            assert got == expected, (fixture.id, cuts)
+
+
+def test_comments_are_reported_when_their_line_ends() -> None:
+    parser = SSEParser(comments=True)
+    assert parser.feed(b": ping\n") == [Comment("ping")]
+    assert parser.feed(b"data: a\n:x\n\n") == [Comment("x"), Event("message", "a")]
