@@ -372,9 +372,8 @@ class SSEParser:
                 return
         rest = held[end:]
         del held[end:]
-        self._cut()
+        self._cut()  # recomputes the room from the stages; the rest held does not change it
         held += rest
-        self._refresh()
 
     def _refresh(self) -> None:
         """The room the held bytes may take, from the stages' own limits: while the
