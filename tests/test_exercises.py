@@ -105,7 +105,7 @@ def test_cells_tagged_solution_are_left_out() -> None:
     )
     solution.cells[1].metadata["tags"] = [make_exercises.SOLUTION_TAG]
     exercise = make_exercises.exercise_of(solution, "00-test.ipynb")
-    assert [cell.source for cell in exercise.cells[1:]] == ["x = 1"]
+    assert [cell.source for cell in exercise.cells] == ["x = 1"]
 
 
 def cell_tags(cell: nbformat.NotebookNode) -> list[str]:
@@ -147,8 +147,27 @@ def test_predict_cells_are_stubbed_of_their_outputs_and_compared_nowhere_else() 
     solution.cells[0].metadata["tags"] = [make_exercises.PREDICT_TAG]
     solution.cells[0].outputs = [nbformat.v4.new_output("stream", text="1\n")]
     exercise = make_exercises.exercise_of(solution, "00-test.ipynb")
-    assert exercise.cells[1].outputs == []
-    assert cell_tags(exercise.cells[1]) == [make_exercises.PREDICT_TAG, make_exercises.IGNORE_OUTPUT_TAG]
-    exercise.cells[1].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    assert exercise.cells[0].outputs == []
+    assert cell_tags(exercise.cells[0]) == [make_exercises.PREDICT_TAG, make_exercises.IGNORE_OUTPUT_TAG]
+    exercise.cells[0].outputs = [nbformat.v4.new_output("stream", text="1\n")]
     make_exercises.clear_predictions(exercise)
-    assert exercise.cells[1].outputs == []
+    assert exercise.cells[0].outputs == []
+
+
+def learner_text(notebook: nbformat.NotebookNode) -> str:
+    return "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+
+
+def test_the_generated_note_is_for_maintainers_only() -> None:
+    solution = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Exercise 00")])
+    exercise = make_exercises.exercise_of(solution, "00-test.ipynb")
+    assert "solutions/00-test.ipynb" in exercise.metadata[make_exercises.METADATA_KEY]["generated"]
+    assert learner_text(exercise) == "# Exercise 00"
+    exercise.metadata.pop(make_exercises.METADATA_KEY)
+    assert make_exercises.structure(exercise) != make_exercises.structure(make_exercises.exercise_of(solution, "00-test.ipynb"))
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
+def test_no_exercise_page_speaks_to_maintainers(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    assert "make_exercises" not in learner_text(notebook) and "edit the solution" not in learner_text(notebook)

@@ -17,7 +17,8 @@ For each ``solutions/NN-name.ipynb`` it writes ``exercises/NN-name.ipynb``:
   a ``<details>`` block after them); they also get nbval's ``nbval-ignore-output`` tag, since
   nbval compares a fresh run's output with the stored one, which is empty on purpose (the
   cell must still run without an error, and the solution's copy of it is compared in full);
-* a note at the top says the file is generated and where the solution is;
+* the notebook's metadata (``sse_course.generated``, out of the learner's view) says the
+  file is generated and from which solution;
 * the notebook is then executed top to bottom (kernel ``python3``, cwd ``exercises/``),
   so the stored outputs show what a learner sees first: every check says
   "not attempted yet".
@@ -49,6 +50,7 @@ PREDICT_TAG = "predict"
 IGNORE_OUTPUT_TAG = "nbval-ignore-output"
 STUB = "raise NotImplementedError"
 KERNEL = "python3"
+METADATA_KEY = "sse_course"
 TIMEOUT_SECONDS = 600
 MARKER = re.compile(r"^(\s*)(### (?:BEGIN|END) SOLUTION)\s*$")
 
@@ -84,18 +86,14 @@ def stub_source(source: str, where: str = "cell") -> str:
     return "\n".join(out)
 
 
-def generated_note(name: str) -> nbformat.NotebookNode:
-    cell = nbformat.v4.new_markdown_cell(
-        f"*Generated from `solutions/{name}` by `tools/make_exercises.py`: edit the solution, "
-        "not this file. Open the solution only after your checks pass.*"
-    )
-    cell.id = "generated-note"
-    return cell
+def generated_note(name: str) -> dict[str, str]:
+    """For maintainers, in the notebook's metadata: a learner's page says nothing of how it is made."""
+    return {"generated": f"from solutions/{name} by tools/make_exercises.py: edit the solution, not this file"}
 
 
 def exercise_of(solution: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     """The exercise notebook's sources (outputs cleared) for one solution notebook."""
-    cells = [generated_note(name)]
+    cells = []
     for index, cell in enumerate(solution.cells):
         if SOLUTION_TAG in cell.get("metadata", {}).get("tags", []):
             continue
@@ -107,7 +105,7 @@ def exercise_of(solution: nbformat.NotebookNode, name: str) -> nbformat.Notebook
             if is_predict(copy):
                 copy.metadata["tags"] = [*copy.metadata["tags"], IGNORE_OUTPUT_TAG]
         cells.append(copy)
-    exercise = nbformat.v4.new_notebook(cells=cells, metadata=solution.metadata)
+    exercise = nbformat.v4.new_notebook(cells=cells, metadata={**solution.metadata, METADATA_KEY: generated_note(name)})
     exercise.nbformat_minor = solution.nbformat_minor
     return exercise
 
@@ -126,7 +124,7 @@ def clear_predictions(notebook: nbformat.NotebookNode) -> None:
 
 def structure(notebook: nbformat.NotebookNode) -> list[tuple]:
     """What must agree between the stored and the generated exercise."""
-    return [
+    return [notebook.metadata.get(METADATA_KEY)] + [
         (cell.get("id"), cell.cell_type, cell.source, tuple(cell.get("metadata", {}).get("tags", [])))
         for cell in notebook.cells
     ]
