@@ -1,9 +1,14 @@
 """The doctor passes in the course's environment and names what is missing elsewhere.
 
-The environment without ipywidgets is real, not mocked: a ``sitecustomize`` on
-``PYTHONPATH`` puts a finder in front of every import that refuses
-``ipywidgets``, in the doctor's process and in the kernel it starts (the kernel
-inherits the environment), as on a machine where it was never installed.
+The bare machine is real, not mocked: a ``sitecustomize`` on ``PYTHONPATH``
+puts a finder in front of every import that refuses ``ipywidgets``, and takes
+out the finder of the editable install of ``sse_course``, in the doctor's
+process and in the kernel it starts (the kernel inherits the environment), as
+on a machine where ipywidgets was never installed and the course was cloned but
+not installed; the doctor runs from the repository root, where ``sse_course``
+imports from the current folder only. Jupyter's configuration and kernelspecs
+are read from temporary ``JUPYTER_CONFIG_DIR`` / ``JUPYTER_DATA_DIR`` folders,
+written as ``jupyter labextension disable`` and ``jupyter kernelspec`` write them.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import pytest
 
 from sse_course.classroom import doctor
 
-BLOCK_IPYWIDGETS = """
+BARE_MACHINE = """
 import sys
 
 class NoIpywidgets:
@@ -28,13 +33,17 @@ class NoIpywidgets:
         return None
 
 sys.meta_path.insert(0, NoIpywidgets())
+# not installed: the editable install's finder goes (the repository root stays importable as the current folder)
+sys.meta_path[:] = [finder for finder in sys.meta_path if not getattr(finder, "__module__", "").startswith("__editable__")]
+sys.path[:] = [entry for entry in sys.path if entry.rstrip("/") != ROOT]
 """
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_doctor(env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "sse_course.classroom.doctor"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})},
+        capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}, cwd=ROOT,
     )  # fmt: skip
 
 
@@ -47,9 +56,10 @@ def test_the_doctor_passes_in_the_course_environment() -> None:
     assert result.stderr == ""
 
 
-def test_the_doctor_fails_on_the_ipywidgets_lines_without_ipywidgets(tmp_path: Path) -> None:
-    (tmp_path / "sitecustomize.py").write_text(BLOCK_IPYWIDGETS, encoding="utf-8")
-    result = run_doctor({"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])})
+def test_the_doctor_names_ipywidgets_missing_and_sse_course_not_installed(tmp_path: Path) -> None:
+    """One run (a kernel start is the slow part) for two faults, each with its own lines."""
+    (tmp_path / "sitecustomize.py").write_text(f"ROOT = {str(ROOT)!r}\n{BARE_MACHINE}", encoding="utf-8")
+    result = run_doctor({"PYTHONPATH": str(tmp_path)})
     assert result.returncode == 1, result.stdout + result.stderr
     failures = [line for line in result.stdout.splitlines() if line.startswith("[FAIL]")]
     assert failures == [
@@ -57,11 +67,15 @@ def test_the_doctor_fails_on_the_ipywidgets_lines_without_ipywidgets(tmp_path: P
         "in the course's virtual environment",
         "[FAIL] ipywidgets or jupyterlab_widgets is missing, so explorers cannot show: run "
         "`pip install -r requirements.txt` in the course's virtual environment",
+        f"[FAIL] sse_course imports here only because this folder ({ROOT}) holds it; a kernel started anywhere "
+        "else cannot import it (ModuleNotFoundError: No module named 'sse_course'), and JupyterLab starts each "
+        f"in its notebook's folder: install it, with `pip install -r requirements.txt` (or `pip install -e .`) "
+        f"in {ROOT}, using the kernel's Python ({sys.executable})",
         f"[FAIL] ipywidgets does not import in the kernel (ModuleNotFoundError: No module named 'ipywidgets'): "
         f"run `pip install -r requirements.txt` in the course's virtual environment, with the kernel's Python "
         f"({sys.executable})",
     ]
-    assert "[ ok ] sse_course" in result.stdout  # the rest still passes: the lines are specific
+    assert "[ ok ] the python3 kernel starts" in result.stdout  # the rest still passes: the lines are specific
 
 
 # --- each line rejects what it must, without a subprocess ------------------------------
@@ -114,3 +128,65 @@ def test_a_widgets_extension_without_its_jupyterlab_files_fails(monkeypatch: pyt
     monkeypatch.setattr(doctor, "WIDGETS_EXTENSION", Path("@jupyter-widgets", "no-such-extension", "package.json"))
     line = doctor.check_widgets_extension()
     assert line.status == "FAIL" and "extension is not installed" in line.text
+
+
+# --- Jupyter's own configuration, in temporary folders ----------------------------------
+
+EXTENSION = doctor.WIDGETS_EXTENSION_NAME
+
+
+@pytest.fixture
+def jupyter_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user-level Jupyter configuration and data folder of the test's own, read before the
+    environment's (as outside a virtual environment, where a stray user kernelspec bites)."""
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("JUPYTER_PREFER_ENV_PATH", "0")
+    monkeypatch.delenv("JUPYTER_PATH", raising=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("entry", [EXTENSION, f"{EXTENSION}:plugin"])
+def test_a_disabled_widgets_extension_fails_with_the_command_that_enables_it(jupyter_dirs: Path, entry: str) -> None:
+    from jupyterlab_server.config import write_page_config  # what `jupyter labextension disable|enable` call
+
+    assert doctor.check_widgets_extension().status == "ok"
+    write_page_config({"disabledExtensions": {entry: True}}, level="user")  # `disable --level=user`
+    line = doctor.check_widgets_extension()
+    assert line.status == "FAIL" and "installed but disabled (user configuration)" in line.text
+    assert f"run `jupyter labextension enable --level=user {EXTENSION}`, then restart JupyterLab" in line.text
+    write_page_config({"disabledExtensions": {entry: False}}, level="user")  # `enable --level=user`
+    assert doctor.check_widgets_extension().status == "ok"
+
+
+NO_IPYKERNEL = """#!/bin/sh
+echo "ModuleNotFoundError: No module named 'ipykernel'" >&2
+exit 1
+"""
+
+
+def test_a_kernelspec_whose_python_lacks_ipykernel_is_named_with_its_python(jupyter_dirs: Path) -> None:
+    python = jupyter_dirs / "bin" / "python3"  # a Python without ipykernel, as far as the doctor can tell
+    python.parent.mkdir()
+    python.write_text(NO_IPYKERNEL, encoding="utf-8")
+    python.chmod(0o755)
+    spec = jupyter_dirs / "data" / "kernels" / "python3" / "kernel.json"
+    spec.parent.mkdir(parents=True)
+    argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec.write_text(json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"}), encoding="utf-8")
+    line = doctor.check_kernelspec()
+    assert line.status == "FAIL", line
+    assert f"the python3 kernelspec {spec} runs {python}, which cannot import ipykernel" in line.text
+    assert "(ModuleNotFoundError: No module named 'ipykernel')" in line.text
+    assert f"`{python} -m pip install ipykernel`" in line.text and "`jupyter kernelspec remove python3`" in line.text
+    assert not any("kernel starts" in str(found) for found in doctor.lines())  # no 60 s wait for a kernel that cannot start
+    spec.unlink()  # what `jupyter kernelspec remove python3` does
+    assert doctor.check_kernelspec().status == "ok"
+
+
+def test_a_kernelspec_running_a_python_that_does_not_exist_fails(jupyter_dirs: Path) -> None:
+    spec = jupyter_dirs / "data" / "kernels" / "python3" / "kernel.json"
+    spec.parent.mkdir(parents=True)
+    spec.write_text(json.dumps({"argv": [str(jupyter_dirs / "gone"), "-m", "ipykernel_launcher"], "language": "python"}))
+    line = doctor.check_kernelspec()
+    assert line.status == "FAIL" and "FileNotFoundError" in line.text

@@ -10,9 +10,12 @@ otherwise. Run it when a widget does not show ("Error displaying widget",
 "Loading widget..."): the usual causes are ipywidgets missing from the
 kernel's environment or a JupyterLab extension of another major version.
 
-The kernel is checked for real: the ``python3`` kernel is started with
-jupyter_client and imports ``sse_course`` and ``ipywidgets`` itself, because
-the kernel may run another Python than the one running this script.
+The kernel is checked for real: the ``python3`` kernelspec's Python must have
+ipykernel, and the kernel is started with jupyter_client, in an empty folder
+(JupyterLab starts each kernel in its notebook's folder, not here), to import
+``sse_course`` and ``ipywidgets`` itself, because the kernel may run another
+Python than the one running this script, and a package found only in the
+current folder is not installed.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +38,10 @@ REINSTALL_EXTENSION = "run `pip install --force-reinstall jupyterlab_widgets`, t
 KERNEL_NAME = "python3"
 KERNEL_SECONDS = 60
 CHROMIUM = Path("/usr/bin/chromium")
-WIDGETS_EXTENSION = Path("@jupyter-widgets", "jupyterlab-manager", "package.json")
+WIDGETS_EXTENSION_NAME = "@jupyter-widgets/jupyterlab-manager"
+WIDGETS_EXTENSION = Path(WIDGETS_EXTENSION_NAME, "package.json")
+#: The configuration levels ``jupyter labextension disable --level=...`` writes to.
+CONFIG_LEVELS = ("user", "sys_prefix", "system")
 #: What the kernel reports about itself, as one JSON line on stdout.
 KERNEL_PROBE = """
 import json, sys
@@ -130,7 +137,29 @@ def check_widgets_extension() -> Line:
     found = [Path(folder) / WIDGETS_EXTENSION for folder in jupyter_path("labextensions")]
     if not any(path.exists() for path in found):
         return fail("the JupyterLab widgets extension is not installed", REINSTALL_EXTENSION)
+    levels = widgets_disabled_at()
+    if levels is not None:
+        enable = " and ".join(f"`jupyter labextension enable --level={level} {WIDGETS_EXTENSION_NAME}`" for level in levels)
+        return fail(
+            f"the JupyterLab widgets extension is installed but disabled ({', '.join(levels) or 'page'} configuration), "
+            "so explorers show as plain text",
+            f"run {enable or f'`jupyter labextension enable {WIDGETS_EXTENSION_NAME}`'}, then restart JupyterLab",
+        )
     return ok(f"jupyterlab_widgets {installed} matches ipywidgets {widgets.__version__}; its JupyterLab extension is installed")
+
+
+def widgets_disabled_at() -> list[str] | None:
+    """None while JupyterLab's page config (all levels merged, as JupyterLab reads it) leaves the
+    widgets extension and its plugins enabled; else the levels that disable one of them, as
+    ``jupyter labextension disable --level=...`` does."""
+    from jupyterlab_server.config import get_static_page_config
+
+    def disables(level: str) -> bool:
+        disabled = get_static_page_config(level=level).get("disabledExtensions") or {}
+        names = [name for name in disabled if disabled[name]] if isinstance(disabled, dict) else list(disabled)
+        return any(name == WIDGETS_EXTENSION_NAME or name.startswith(WIDGETS_EXTENSION_NAME + ":") for name in names)
+
+    return [level for level in CONFIG_LEVELS if disables(level)] if disables("all") else None
 
 
 def check_loopback() -> Line:
@@ -156,14 +185,56 @@ def check_chromium(path: Path = CHROMIUM) -> Line:
 # --- the kernel ----------------------------------------------------------------------
 
 
+def kernel_python(argv: list[str]) -> str:
+    """The Python a kernelspec runs; jupyter_client runs its own for a bare ``python``."""
+    bare = {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}
+    return sys.executable if argv[0] in bare else argv[0]
+
+
+def import_error(python: str, module: str) -> str | None:
+    """Why ``python`` cannot import ``module`` (its last line of error), or None when it can."""
+    try:
+        run = subprocess.run([python, "-c", f"import {module}"], capture_output=True, text=True, timeout=KERNEL_SECONDS)
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"{type(err).__name__}: {err}"
+    if run.returncode == 0:
+        return None
+    said = run.stderr.strip().splitlines()
+    return said[-1] if said else f"exit status {run.returncode}"
+
+
+def check_kernelspec(name: str = KERNEL_NAME) -> Line:
+    """The kernelspec JupyterLab will use, and whether its Python has ipykernel."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except NoSuchKernel:
+        return fail(f"there is no {name} kernel", f"{SETUP}; it installs ipykernel")
+    file, python = Path(spec.resource_dir) / "kernel.json", kernel_python(spec.argv)
+    problem = import_error(python, "ipykernel")
+    if problem is None:
+        return ok(f"the {name} kernelspec ({file}) runs {python}, which has ipykernel")
+    return fail(
+        f"the {name} kernelspec {file} runs {python}, which cannot import ipykernel ({problem})",
+        f"install it for that Python (`{python} -m pip install ipykernel`), or remove the kernelspec "
+        f"(`jupyter kernelspec remove {name}`) so that this environment's Python ({sys.executable}) runs the kernel",
+    )
+
+
 def run_in_kernel(code: str, kernel_name: str = KERNEL_NAME) -> str:
-    """Start the kernel, run ``code``, return its stdout; the kernel is shut down after."""
+    """Start the kernel in an empty folder, run ``code``, return its stdout; the kernel is shut down after."""
     from jupyter_client.manager import start_new_kernel
 
-    # the kernel's own start-up warnings (e.g. about TCP) are not the learner's problem
-    manager, client = start_new_kernel(
-        kernel_name=kernel_name, startup_timeout=KERNEL_SECONDS, stderr=subprocess.DEVNULL
-    )
+    with tempfile.TemporaryDirectory(prefix="sse-course-doctor-") as elsewhere:
+        # the kernel's own start-up warnings (e.g. about TCP) are not the learner's problem
+        manager, client = start_new_kernel(
+            kernel_name=kernel_name, startup_timeout=KERNEL_SECONDS, stderr=subprocess.DEVNULL, cwd=elsewhere
+        )
+        return collect_stdout(manager, client, code)
+
+
+def collect_stdout(manager: Any, client: Any, code: str) -> str:
     printed: list[str] = []
 
     def collect(message: dict[str, Any]) -> None:
@@ -188,7 +259,14 @@ def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
     yield ok(f"the {KERNEL_NAME} kernel starts ({found['python']})")
     here = Path(importlib.import_module("sse_course").__file__).parent
     for name, why in (("sse_course", "the lessons' package"), ("ipywidgets", "the explorers")):
-        if f"{name}_error" in found:
+        if f"{name}_error" in found and name == "sse_course" and here.parent == Path.cwd():
+            yield fail(
+                f"sse_course imports here only because this folder ({here.parent}) holds it; a kernel started "
+                f"anywhere else cannot import it ({found[name + '_error']}), and JupyterLab starts each in its notebook's folder",
+                f"install it, with `pip install -r requirements.txt` (or `pip install -e .`) in {here.parent}, "
+                f"using the kernel's Python ({found['python']})",
+            )
+        elif f"{name}_error" in found:
             yield fail(
                 f"{name} does not import in the kernel ({found[name + '_error']})",
                 f"{SETUP}, with the kernel's Python ({found['python']})",
@@ -204,7 +282,10 @@ def lines() -> Iterator[Line]:
     yield check_module("jupyterlab", "to open the lessons")
     yield check_module("ipywidgets", "the explorers")
     yield check_widgets_extension()
-    yield from kernel_lines()
+    kernelspec = check_kernelspec()
+    yield kernelspec
+    if kernelspec.status == "ok":
+        yield from kernel_lines()
     yield check_loopback()
     yield check_chromium()
 
