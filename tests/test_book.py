@@ -1,12 +1,16 @@
 """The book builds from the repository and every page of it works in headless Chromium.
 
-``tools/build_book.py`` is built into a temporary folder, served on 127.0.0.1,
-and every ``.html`` file it wrote is opened in one browser, in sequence. A page
-fails when it has no main content, logs a console error (or a page error), asks
-for anything outside the local server (a CDN script works online and breaks
-offline, so it is refused even when a network is there), links to a local page
-or anchor that does not exist, or shows an explorer cell (tagged ``explorer``)
-as nothing. Small broken pages show that the checker flags each of these.
+``tools/build_book.py`` (Sphinx) is built once into a temporary folder that
+already holds a user's file, served on 127.0.0.1, and every ``.html`` file it
+wrote is opened in one browser, in sequence. A page fails when it has no main
+content, logs a console error (or a page error), asks for anything outside the
+local server (a CDN script works online and breaks offline, so it is refused
+even when a network is there), links to a local page or anchor that does not
+exist, has no sidebar or a sidebar link to no page, shows an explorer cell
+(tagged ``explorer``) as nothing, weighs over 1 MB, inlines its CSS, names a
+favicon that is not there, or shares its title with another page. The search
+page must find a term from a lesson. Small broken pages show that the checker
+flags each of these.
 
 Locally the test skips without Chromium; with ``CI=true`` that is a failure
 (the rule of ``tests/test_browser.py``, whose helpers it shares).
@@ -17,14 +21,17 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import os
+import socket
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urldefrag
+from urllib.parse import quote, unquote, urldefrag
 
 import nbformat
 import pytest
@@ -36,20 +43,33 @@ build_book = sys.modules["build_book"] = importlib.util.module_from_spec(spec)  
 spec.loader.exec_module(build_book)
 
 MS = 1000
-#: What the browser reports about one page: its visible main text, every anchor
-#: target it holds, every link, and each explorer cell's drawn view.
+#: Sphinx's parallel build helps on an idle machine; under pytest's two workers both cores are taken.
+JOBS = "1" if os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") != "1" else "auto"
+MAX_PAGE_BYTES = 1_000_000
+#: Inline <style> a page may carry (a notebook output's own), far below a theme's stylesheet.
+MAX_INLINE_CSS = 20_000
+#: A term that one lesson defines, and that lesson's page: the search must list it.
+SEARCH_TERM, SEARCH_PAGE = "LineSplitter", "notebooks/03-text-to-lines.html"
+#: What the browser reports about one page: its title, visible main text, every
+#: anchor target it holds, every link, the sidebar's links, favicons, the size of
+#: its inline CSS, and each explorer cell's drawn view.
 INSPECT = """() => {
     const main = document.querySelector('main');
     const ids = [...document.querySelectorAll('[id]')].map(e => e.id)
         .concat([...document.querySelectorAll('a[name]')].map(e => e.name));
-    const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
-    const explorers = [...document.querySelectorAll('.celltag_explorer')].map(cell => {
-        const view = cell.querySelector('.jp-OutputArea .explorer-view');
+    const hrefs = selector => [...document.querySelectorAll(selector)].map(a => a.href);
+    const explorers = [...document.querySelectorAll('.tag_explorer')].map(cell => {
+        const view = cell.querySelector('.cell_output .explorer-view');
         const box = view ? view.getBoundingClientRect() : {height: 0};
         return {height: box.height, elements: view ? view.querySelectorAll('*').length : 0};
     });
-    return {main: main ? main.innerText.trim() : null, ids, links, explorers};
+    const css = [...document.querySelectorAll('style')].reduce((n, s) => n + s.textContent.length, 0);
+    return {title: document.title, main: main ? main.innerText.trim() : null, ids, links: hrefs('a[href]'),
+            sidebar: hrefs('nav.bd-docs-nav a[href]'), icons: hrefs('link[rel~="icon"]'), css, explorers};
 }"""
+#: The search page's verdict once it has finished, and the pages it lists.
+SEARCH_DONE = "() => /^(Search finished|Your search did not match)/.test(document.querySelector('.search-summary')?.innerText ?? '')"
+SEARCH_RESULTS = "() => [...document.querySelectorAll('#search-results a[href]')].map(a => a.href)"
 
 
 @dataclass
@@ -77,6 +97,13 @@ def browser() -> Iterator[Any]:
         yield browser
 
 
+def closed_port() -> int:
+    """A loopback port nothing listens on (it was free a moment ago)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
     """A static server for ``folder`` on a free loopback port, in a daemon thread."""
     handler = functools.partial(QuietHandler, directory=str(folder))
@@ -86,27 +113,29 @@ def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
 
 
 class Tab:
-    """One browser tab reused for every page; what each page logged is collected per visit."""
+    """One browser tab reused for every page; what each page logged is collected per visit.
+
+    Every request but the book server's goes to a closed local port as its proxy, so it
+    fails at once, online or not, and is reported. (Intercepting requests instead would
+    turn the browser's cache off: the theme's scripts would load anew on every page.)"""
 
     def __init__(self, browser: Any, base: str) -> None:
         self.base = base
         self.seen: list[str] = []
-        self.page = browser.new_page()
+        self.context = browser.new_context(proxy={"server": f"http://127.0.0.1:{closed_port()}", "bypass": "127.0.0.1"})
+        self.page = self.context.new_page()
         self.page.set_default_timeout(15 * MS)
         self.page.on("console", self.on_console)
         self.page.on("pageerror", lambda error: self.seen.append(f"page error: {error}"))
-        self.page.route("**/*", self.only_local)
+        self.page.on("request", self.on_request)
 
     def on_console(self, message: Any) -> None:
-        if message.type == "error":
-            self.seen.append(f"console error: {message.text}")
+        if message.type == "error" and not message.text.startswith("Failed to load resource: net::ERR_PROXY"):
+            self.seen.append(f"console error: {message.text}")  # (a refused request is reported once, below)
 
-    def only_local(self, route: Any) -> None:
-        if route.request.url.startswith(self.base):
-            route.continue_()
-        else:
-            self.seen.append(f"request outside the book: {route.request.url}")
-            route.abort()
+    def on_request(self, request: Any) -> None:
+        if not request.url.startswith(self.base):
+            self.seen.append(f"request outside the book: {request.url}")
 
     def inspect(self, path: str, report: Report) -> dict[str, Any]:
         """Open one page; record its problems in ``report``; return INSPECT's findings."""
@@ -115,6 +144,7 @@ class Tab:
         if response is None or response.status != 200:
             self.seen.append(f"HTTP status {response.status if response else 'none'}")
         found = self.page.evaluate(INSPECT)
+        found["sidebar"] = [local_target(href, self.base) for href in found["sidebar"]]
         for problem in self.seen:
             report.add(path, problem)
         if not found["main"]:
@@ -122,43 +152,103 @@ class Tab:
         for number, explorer in enumerate(found["explorers"], 1):
             if explorer["height"] < 20 or explorer["elements"] == 0:
                 report.add(path, f"explorer {number} is shown as nothing")
+        if found["css"] > MAX_INLINE_CSS:
+            report.add(path, f"inline CSS: {found['css']} characters")
         return found
 
+    def search(self, term: str) -> list[str]:
+        """The pages the book's own search page lists for ``term`` (book paths)."""
+        self.page.goto(f"{self.base}search.html?q={quote(term)}", wait_until="load")
+        self.page.wait_for_function(SEARCH_DONE)
+        return [urldefrag(href)[0][len(self.base) :] for href in self.page.evaluate(SEARCH_RESULTS)]
 
-def check_site(browser: Any, folder: Path) -> tuple[Report, dict[str, dict[str, Any]]]:
-    """Open every page under ``folder``; then check every local link against what was seen."""
+
+def local_target(href: str, base: str) -> tuple[str, str] | None:
+    """(book path, fragment) of a link into the served book, or None for an outside link."""
+    target, fragment = urldefrag(href)
+    return (target[len(base) :] or "index.html", fragment) if target.startswith(base) else None
+
+
+def check_links(report: Report, folder: Path, base: str, pages: dict[str, dict[str, Any]]) -> None:
+    """Every local link reaches a page (and its anchor) or a file; every page has a sidebar of pages."""
+    for path, found in pages.items():
+        for href in found["links"]:
+            local = local_target(href, base)
+            if local is None:
+                continue  # an outside link (the standard, httpx's site): not the book's to check
+            name, fragment = local
+            if name not in pages and not (folder / unquote(name)).is_file():
+                report.add(path, f"broken link: {href[len(base):]} (no such page)")
+            elif fragment and name in pages and not {fragment, unquote(fragment)} & set(pages[name]["ids"]):
+                report.add(path, f"broken link: {href[len(base):]} (no such anchor)")  # the HTML rule
+        if not found["sidebar"]:
+            report.add(path, "no sidebar")
+        for local in found["sidebar"]:
+            if local is None or local[0] not in pages:
+                report.add(path, f"sidebar link to no page of the book: {local}")
+        for icon in found["icons"]:
+            local = local_target(icon, base)
+            if local is None or not (folder / local[0]).is_file():
+                report.add(path, f"favicon not found: {icon}")
+
+
+def check_titles(report: Report, pages: dict[str, dict[str, Any]]) -> None:
+    titles = Counter(found["title"] for found in pages.values())
+    for path, found in pages.items():
+        if titles[found["title"]] > 1:
+            report.add(path, f"title shared with another page: {found['title']!r}")
+
+
+def check_site(browser: Any, folder: Path, search: tuple[str, str] | None = None) -> tuple[Report, dict[str, dict[str, Any]]]:
+    """Open every page under ``folder``, and the search for ``search`` (term, page it must list);
+    then check links, sidebars, titles and sizes against what was seen."""
     server, base = serve(folder)
     report = Report()
     pages: dict[str, dict[str, Any]] = {}
     tab = Tab(browser, base)
     try:
         for file in sorted(folder.rglob("*.html")):
+            if file.relative_to(folder).parts[0] == "_static":
+                continue  # the theme's own template files, never linked
             path = file.relative_to(folder).as_posix()
             pages[path] = tab.inspect(path, report)
+            if file.stat().st_size > MAX_PAGE_BYTES:
+                report.add(path, f"{file.stat().st_size} bytes, over {MAX_PAGE_BYTES}")
+        if search:
+            term, page = search
+            if page not in tab.search(term):
+                report.add("search.html", f"searching {term!r} does not list {page}")
     finally:
-        tab.page.close()
+        tab.context.close()
         server.shutdown()
         server.server_close()
-    for path, found in pages.items():
-        for href in found["links"]:
-            target, fragment = urldefrag(href)
-            if not target.startswith(base):
-                continue  # an outside link (the standard, httpx's site): not the book's to check
-            name = target[len(base) :] or "index.html"
-            if name not in pages:
-                report.add(path, f"broken link: {href[len(base):]} (no such page)")
-            elif fragment and not {fragment, unquote(fragment)} & set(pages[name]["ids"]):  # the HTML rule
-                report.add(path, f"broken link: {href[len(base):]} (no such anchor)")
+    check_links(report, folder, base, pages)
+    check_titles(report, pages)
     return report, pages
 
 
 # --- the real book ------------------------------------------------------------------
 
+USER_FILES = {"notes.txt": "my notes\n", "mine/draft.md": "# a draft\n"}
+
 
 @pytest.fixture(scope="module")
-def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Path]:
+    """The book, built once for the module into a folder that already holds a user's files."""
     out = tmp_path_factory.mktemp("book")
-    return build_book.build(ROOT, out), out
+    for name, text in USER_FILES.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    return build_book.build(ROOT, out, jobs=JOBS), out
+
+
+def book_pages() -> set[str]:
+    """The pages the manifest and docs/ promise, as built paths."""
+    pages = {"index.html", "search.html", "genindex.html", "README.html"}
+    pages |= {f"docs/{path.stem}.html" for path in (ROOT / "docs").glob("*.md")}
+    for lesson in build_book.read_manifest(ROOT):
+        pages |= {str(Path(path).with_suffix(".html")) for path in lesson.twins().values()}
+    return pages
 
 
 def explorer_count(folder: str) -> int:
@@ -169,30 +259,45 @@ def explorer_count(folder: str) -> int:
     )
 
 
-def test_every_page_of_the_book_renders_with_no_error_and_no_broken_link(browser: Any, book: tuple[Any, Path]) -> None:
-    built, out = book
-    assert built.problems == []
-    report, pages = check_site(browser, out)
+def test_every_page_of_the_book_renders_with_no_error_and_no_broken_link(browser: Any, book: tuple[list[str], Path]) -> None:
+    problems, out = book
+    assert problems == []
+    assert SEARCH_TERM in (ROOT / SEARCH_PAGE).with_suffix(".ipynb").read_text(encoding="utf-8")
+    report, pages = check_site(browser, out, search=(SEARCH_TERM, SEARCH_PAGE))
     assert report.lines() == []
-    assert sorted(pages) == sorted(str(page.target) for page in built.pages)
+    assert set(pages) == book_pages()
+    sidebar = {local[0] for local in pages["index.html"]["sidebar"]}
+    assert sidebar == book_pages() - {"search.html", "genindex.html"}
     explorers = sum(len(found["explorers"]) for found in pages.values())
     assert explorers == sum(explorer_count(folder) for folder in ("notebooks", "exercises", "solutions")) > 0
 
 
-def test_the_book_discovers_every_lesson_exercise_solution_and_doc() -> None:
-    sources = {str(page.source) for page in build_book.discover(ROOT).pages}
-    for folder, pattern in (("notebooks", "*.ipynb"), ("exercises", "*.ipynb"), ("solutions", "*.ipynb"), ("docs", "*.md")):
-        for path in (ROOT / folder).glob(pattern):
-            assert f"{folder}/{path.name}" in sources
+def test_building_into_a_folder_keeps_what_was_there(book: tuple[list[str], Path]) -> None:
+    _, out = book
+    for name, text in USER_FILES.items():
+        assert (out / name).read_text(encoding="utf-8") == text
+    assert (out / "index.html").is_file()
 
 
-def test_a_solution_page_is_marked_and_links_its_lesson_and_exercise(book: tuple[Any, Path]) -> None:
-    built, out = book
-    solution = built.part("solutions")[0]
-    body = (out / solution.target).read_text(encoding="utf-8")
+def test_the_home_page_is_the_course_map_from_the_manifest(book: tuple[list[str], Path]) -> None:
+    _, out = book
+    body = (out / "index.html").read_text(encoding="utf-8")
+    for lesson in build_book.read_manifest(ROOT):
+        assert f'href="{Path(lesson.notebook).with_suffix(".html")}"' in body
+        assert f"reading {lesson.reading_minutes} min" in body
+        assert f"teaching it live, {lesson.teaching_minutes} min" in body
+    assert "Prerequisites:" in body and "What you’ll learn" in body
+
+
+def test_a_solution_page_is_marked_titled_apart_and_links_its_lesson_and_exercise(book: tuple[list[str], Path]) -> None:
+    _, out = book
+    lesson = next(lesson for lesson in build_book.read_manifest(ROOT) if lesson.solution)
+    body = (out / lesson.solution).with_suffix(".html").read_text(encoding="utf-8")
+    exercise = (out / lesson.exercise).with_suffix(".html").read_text(encoding="utf-8")
     assert "open it only after your own check passes" in body
-    assert f'href="../notebooks/{solution.source.stem}.html"' in body
-    assert f'href="../exercises/{solution.source.stem}.html"' in body
+    assert f"<title>Solution {lesson.id} · " in body and "<title>Solution" not in exercise
+    assert f'href="../{Path(lesson.notebook).with_suffix(".html")}"' in body
+    assert f'href="../{Path(lesson.exercise).with_suffix(".html")}"' in body
 
 
 # --- the builder's pieces, without a browser ------------------------------------------
@@ -215,7 +320,7 @@ def widget_notebook(model_id: str) -> nbformat.NotebookNode:
 
 def test_a_widget_is_drawn_from_its_stored_state_with_where_to_move_it() -> None:
     notebook = widget_notebook("box")
-    build_book.freeze_widgets(notebook, Path("notebooks/00-welcome.ipynb"))
+    build_book.freeze_widgets(notebook, "notebooks/00-welcome.ipynb")
     drawn = notebook.cells[0].outputs[0]["data"]
     assert list(drawn) == ["text/html"]
     assert '<div class="explorer-view"><div class="split">drawn</div></div>' in drawn["text/html"]
@@ -234,47 +339,38 @@ def test_an_output_widget_is_drawn_from_what_it_captured() -> None:
 
 def test_a_widget_without_stored_state_is_drawn_as_nothing_for_the_check_to_catch() -> None:
     notebook = widget_notebook("not-stored")
-    build_book.freeze_widgets(notebook, Path("notebooks/x.ipynb"))
+    build_book.freeze_widgets(notebook, "notebooks/x.ipynb")
     assert notebook.cells[0].outputs[0]["data"] == {"text/html": ""}
-
-
-def test_local_links_are_rewritten_to_pages_and_unknown_ones_reported() -> None:
-    book = build_book.discover(ROOT)
-    lesson = book.part("notebooks")[1]
-    body = '<a href="../README.md#course-map">m</a><a href="../exercises/">e</a><a href="../tools/x.py">t</a>'
-    body += '<a href="../tools/build_book.py">b</a>'
-    body += f'<a href="{lesson.source.name}">l</a><a href="https://example.org/">o</a>'
-    rewritten = build_book.rewrite_links(book, lesson, body)
-    assert 'href="../README.html#course-map"' in rewritten
-    assert 'href="../index.html#exercises"' in rewritten
-    assert f'href="{lesson.target.name}"' in rewritten
-    assert '<a data-repo-file="tools/build_book.py" title="tools/build_book.py, in the repository">b</a>' in rewritten
-    assert 'href="../tools/x.py"' in rewritten and 'href="https://example.org/"' in rewritten
-    assert book.problems == [f"{lesson.source}: a link to '../tools/x.py', which is not a page of the book"]
-
-
-def test_headings_also_get_the_anchor_github_gives_them() -> None:
-    assert build_book.github_anchor("08 · Real streams") == "08--real-streams"
-    assert build_book.github_anchor("Set up (two commands)") == "set-up-two-commands"
-    body = '<h2 id="Course-map">Course map<a class="anchor-link" href="#Course-map">¶</a></h2>'
-    assert build_book.add_github_anchors(body).startswith('<h2 id="Course-map"><a id="course-map"></a>Course map')
 
 
 # --- the checker rejects each kind of broken page -----------------------------------
 
-GOOD = '<main><h1 id="top">Fine</h1><a href="good.html#top">here</a></main>'
+SIDEBAR = '<nav class="bd-docs-nav"><a href="good.html">good</a></nav>'
+GOOD = f'<main><h1 id="top">Fine</h1><a href="good.html#top">here</a></main>{SIDEBAR}'
+SEARCH_PAGE_BODY = (
+    f'<main>search{SIDEBAR}<div id="search-results"><p class="search-summary">Search finished, found one page'
+    '</p><a href="good.html">good</a></div></main>'
+)
 BROKEN_PAGES = {
     "good.html": GOOD,
-    "no-main.html": "<p>text outside any main element</p>",
-    "empty-main.html": "<main>  </main>",
+    "search.html": SEARCH_PAGE_BODY,
+    "no-main.html": f"<p>text outside any main element</p>{SIDEBAR}",
+    "empty-main.html": f"<main>  </main>{SIDEBAR}",
     "console-error.html": f"{GOOD}<script>console.error('boom')</script>",
     "script-error.html": f"{GOOD}<script>undefinedFunction()</script>",
     "cdn.html": f'{GOOD}<script src="https://cdn.example.invalid/require.js"></script>',
-    "bad-page-link.html": '<main><a href="missing.html">gone</a></main>',
-    "bad-anchor-link.html": '<main><a href="good.html#nowhere">gone</a></main>',
-    "empty-explorer.html": '<main>text<div class="celltag_explorer"><div class="jp-OutputArea"></div></div></main>',
-    "blank-explorer.html": '<main>text<div class="celltag_explorer"><div class="jp-OutputArea">'
-    '<div class="explorer-view"></div></div></div></main>',
+    "bad-page-link.html": f'<main><a href="missing.html">gone</a></main>{SIDEBAR}',
+    "bad-anchor-link.html": f'<main><a href="good.html#nowhere">gone</a></main>{SIDEBAR}',
+    "empty-explorer.html": f'<main>text<div class="tag_explorer"><div class="cell_output"></div></div></main>{SIDEBAR}',
+    "blank-explorer.html": '<main>text<div class="tag_explorer"><div class="cell_output">'
+    f'<div class="explorer-view"></div></div></div></main>{SIDEBAR}',
+    "no-sidebar.html": "<main>text</main>",
+    "bad-sidebar.html": '<main>text</main><nav class="bd-docs-nav"><a href="gone.html">gone</a></nav>',
+    "heavy.html": f"{GOOD}<!-- {'x' * MAX_PAGE_BYTES} -->",
+    "inline-css.html": f"{GOOD}<style>/* {'x' * MAX_INLINE_CSS} */</style>",
+    "bad-favicon.html": f'<link rel="icon" href="favicon.svg">{GOOD}',
+    "same-title-1.html": f"<title>Exercise 01</title>{GOOD}",
+    "same-title-2.html": f"<title>Exercise 01</title>{GOOD}",
 }
 EXPECTED = {
     "no-main.html": "no main content",
@@ -286,13 +382,22 @@ EXPECTED = {
     "bad-anchor-link.html": "broken link: good.html#nowhere (no such anchor)",
     "empty-explorer.html": "explorer 1 is shown as nothing",
     "blank-explorer.html": "explorer 1 is shown as nothing",
+    "no-sidebar.html": "no sidebar",
+    "bad-sidebar.html": "sidebar link to no page of the book: ('gone.html', '')",
+    "heavy.html": "1000",
+    "inline-css.html": "inline CSS: 2000",
+    "bad-favicon.html": "favicon not found: http://127.0.0.1:",
+    "same-title-1.html": "title shared with another page: 'Exercise 01'",
+    "same-title-2.html": "title shared with another page: 'Exercise 01'",
+    "search.html": "searching 'needle' does not list heavy.html",
 }
 
 
 def test_the_checker_flags_each_kind_of_broken_page(browser: Any, tmp_path: Path) -> None:
     for name, body in BROKEN_PAGES.items():
-        (tmp_path / name).write_text(f"<!DOCTYPE html><html><body>{body}</body></html>", encoding="utf-8")
-    report, _ = check_site(browser, tmp_path)
+        title = "" if "<title>" in body else f"<title>{name}</title>"
+        (tmp_path / name).write_text(f"<!DOCTYPE html><html><head>{title}</head><body>{body}</body></html>", encoding="utf-8")
+    report, _ = check_site(browser, tmp_path, search=("needle", "heavy.html"))
     assert "good.html" not in report.problems
     for name, expected in EXPECTED.items():
         assert any(problem.startswith(expected) for problem in report.problems.get(name, [])), (

@@ -1,326 +1,176 @@
-"""Build the course as a static HTML book that reads without Jupyter, offline.
+"""Build the course as a static HTML book, offline, with Sphinx (MyST-NB, sphinx-book-theme).
 
 Usage (from the repository root, in the course's venv)::
 
     python tools/build_book.py                 # -> build/book/index.html
     python tools/build_book.py --out /tmp/book
 
-Pages are discovered, never listed: every ``notebooks/*.ipynb`` (lessons),
-``exercises/*.ipynb``, ``solutions/*.ipynb`` and ``docs/*.md``, plus the map
-(``index.html``) and an index of every section heading (``sections.html``).
-Notebooks keep their stored outputs (no kernel runs); Markdown files go through
-the same exporter as one-cell notebooks, so every page looks alike.
+The book's pages come from ``course.toml`` (every lesson, its exercise and its
+solution, in course order) and ``docs/*.md``, with the README as "About the
+course". Sphinx does the site: sidebar, per-page contents, search, previous /
+next. This script only stages the sources in a temporary folder, with four
+changes a static page needs:
 
-Offline on purpose: nbconvert's ``lab`` template loads require.js, MathJax,
-mermaid and the widget manager from CDNs, which fail (console errors) without a
-network; the book's template drops those scripts. Widgets cannot move without
-a kernel, so each widget output is replaced by what its stored widget state
-holds: the ``HTML`` view the classroom's render function drew at the default
-cuts, the sliders as text, and a note to open the lesson in JupyterLab.
+* the home page is the course map, written from the manifest: times,
+  prerequisites and objectives of every lesson;
+* widgets cannot move without a kernel, so each widget output is replaced by
+  what its stored state holds: the ``HTML`` view the classroom's render function
+  drew at the default cuts, the sliders as text, and a note to open the lesson
+  in JupyterLab (no widget manager is loaded, from a CDN or anywhere);
+* an exercise and a solution say what they are in a banner under their title,
+  with links to their twins, and a solution's title says "Solution";
+* a link to a file of the repository that is not a page (source code, the
+  benchmarks) becomes plain text naming it (``conf.py``).
 
-Local links are rewritten to the book's pages (``.ipynb`` and ``.md`` to
-``.html``, the README is a page too, a folder goes to its part of the map). Every
-heading also gets GitHub's anchor (``#course-map`` for "Course map"), since the
-lessons' links are written for GitHub and JupyterLab; a link
-to another file of the repository (source code) becomes plain text naming it;
-a link to anything else is left alone and reported, so the book's test flags it.
+Notebooks are never executed: their stored outputs are the pages. Nothing is
+deleted: ``--out`` may hold other files (they stay); the book's own files are
+written over.
 """
 
 from __future__ import annotations
 
 import argparse
 import html
-import posixpath
-import re
-import shutil
 import sys
+import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import nbformat
-from jinja2 import DictLoader
-from nbconvert import HTMLExporter
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "build" / "book"
-
-#: The book's parts: folder, name shown, file pattern. Each is globbed, in this order.
-PARTS = (
-    ("notebooks", "Lessons", "*.ipynb"),
-    ("exercises", "Exercises", "*.ipynb"),
-    ("solutions", "Solutions", "*.ipynb"),
-    ("docs", "Docs", "*.md"),
-)
+CONF_DIR = ROOT / "tools" / "book"
+MANIFEST = "course.toml"
 INSTRUCTOR_NOTES = "docs/instructor-notes.md"
-PART_NAMES = {folder: name for folder, name, _ in PARTS} | {"readme": "README"}
-#: What a page of each part says first, so exercises and solutions are never confused.
-BANNERS = {
-    "exercises": "Exercise, as a learner first sees it: every check says <i>not attempted yet</i>. "
-    "Run it in JupyterLab to write your code.",
-    "solutions": "Solution: open it only after your own check passes.",
-}
-#: Said before a page's own title, where the heading alone would not tell (a solution's is "Exercise 05 ...").
-PREFIXES = {"solutions": "Solution: "}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 EXPLORER_NOTE = (
     "This explorer is drawn at its default cuts. Open <code>{source}</code> in JupyterLab "
     "and run it to move the slider."
 )
-HEADING = re.compile(r'<h([1-3])\s+id="([^"]+)">(.*?)</h\1>', re.S)
-HREF = re.compile(r'href="([^"]*)"')
-TAG = re.compile(r"<[^>]+>")
-HAS_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-
-BOOK_CSS = """
-.book-nav, .book-banner { font-family: var(--jp-ui-font-family, sans-serif); }
-.book-nav { display:flex; flex-wrap:wrap; gap:0.4em 1.2em; align-items:center; padding:0.5em 1em;
-  margin:0 0 1em; background:#f3f5f8; border-bottom:1px solid #ccd; font-size:0.95em; }
-.book-nav .book-here { font-weight:bold; }
-.book-nav .book-spacer { flex:1; }
-.book-banner { margin:0 1em 1em; padding:0.6em 1em; border-left:6px solid #888; background:#fafafa; }
-.book-banner.part-exercises { border-color:#2c7be5; background:#eef5ff; }
-.book-banner.part-solutions { border-color:#c05621; background:#fff4ec; }
-.explorer-static { border:1px solid #ccd; border-radius:4px; padding:0.5em; }
-.explorer-note { margin:0 0 0.4em; font-style:italic; color:#444; }
-.explorer-slider { font-family:monospace; font-size:0.9em; }
-main.book-text { max-width:60em; margin:0 auto; padding:0 1em 2em; }
-"""
-
-#: nbconvert's lab template without the scripts that need a network.
-TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js -%}{%- endblock html_head_js -%}
-{% block jupyter_widgets %}{% endblock jupyter_widgets %}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{% block extra_css %}<style type="text/css">{{ resources.book.css }}</style>{% endblock extra_css %}
-{%- block body_header -%}
-{{ super() }}
-{{ resources.book.top }}
-{%- endblock body_header -%}
-{% block body_footer %}
-{{ resources.book.bottom }}
-{{ super() }}
-{% endblock body_footer %}
-"""
+BANNERS = {
+    "exercise": ("note", "Exercise, as a learner first sees it: every check says *not attempted yet*. "
+                 "Run it in JupyterLab to write your code."),
+    "solution": ("important", "Solution: open it only after your own check passes."),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
-class Page:
-    """One page of the book: where its source lives and where its HTML goes."""
+class Lesson:
+    """One ``[[lesson]]`` of the manifest, with the fields the book uses."""
 
-    source: PurePosixPath  # relative to the repository root; virtual for the generated pages
-    part: str  # a folder of PARTS, or "" for the map and the index of sections
+    id: str
     title: str
+    notebook: str
+    exercise: str | None
+    solution: str | None
+    reading_minutes: int
+    exercise_minutes: int
+    teaching_minutes: int
+    prerequisites: tuple[str, ...]
+    objectives: tuple[str, ...]
 
-    @property
-    def target(self) -> PurePosixPath:
-        return self.source.with_suffix(".html")
+    @classmethod
+    def from_table(cls, table: dict[str, Any]) -> Lesson:
+        return cls(
+            **{name: table.get(name) for name in ("id", "title", "notebook", "exercise", "solution")},
+            **{name: table[name] for name in ("reading_minutes", "exercise_minutes", "teaching_minutes")},
+            prerequisites=tuple(table["prerequisites"]),
+            objectives=tuple(table["objectives"]),
+        )
 
-    @property
-    def number(self) -> str:
-        """The lesson number a notebook's name starts with ("03"), or ""."""
-        match = re.match(r"\d+", self.source.name)
-        return match.group() if match else ""
-
-
-@dataclass
-class Book:
-    """The discovered pages, in reading order, and what building them reported."""
-
-    root: Path
-    pages: list[Page]
-    problems: list[str] = field(default_factory=list)
-
-    def part(self, folder: str) -> list[Page]:
-        return [page for page in self.pages if page.part == folder]
-
-    def by_source(self) -> dict[str, Page]:
-        return {str(page.source): page for page in self.pages}
-
-    def twin(self, page: Page, folder: str) -> Page | None:
-        """The page of another part with the same file name (lesson 03's exercise...)."""
-        return self.by_source().get(f"{folder}/{page.source.stem}.ipynb")
+    def twins(self) -> dict[str, str]:
+        """The lesson's pages by kind (lesson, exercise, solution), those it has."""
+        pages = {"lesson": self.notebook, "exercise": self.exercise, "solution": self.solution}
+        return {kind: path for kind, path in pages.items() if path}
 
 
-# --- discovering pages --------------------------------------------------------------
+def read_manifest(root: Path = ROOT) -> list[Lesson]:
+    with (root / MANIFEST).open("rb") as file:
+        return [Lesson.from_table(table) for table in tomllib.load(file)["lesson"]]
 
 
-def first_heading(markdown: str) -> str | None:
-    """The text of the first level-1 heading in Markdown text."""
-    for line in markdown.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return None
+# --- the home page: the course map --------------------------------------------------
 
 
-def title_of(path: Path) -> str:
-    """A page's title: its first ``# heading``, else its file name."""
-    if path.suffix == ".ipynb":
-        cells = nbformat.read(path, as_version=4).cells
-        texts = [cell.source for cell in cells if cell.cell_type == "markdown"]
-    else:
-        texts = [path.read_text(encoding="utf-8")]
-    for text in texts:
-        heading = first_heading(text)
-        if heading:
-            return heading.replace("`", "")
-    return path.stem
+def page_link(path: str | None, text: str) -> str:
+    return f"[{text}]({path})" if path else "-"
 
 
-def discover(root: Path = ROOT) -> Book:
-    """Every page the repository holds, part by part, each part sorted by name."""
-    pages = [Page(PurePosixPath("index.md"), "", "sse-course: the book")]
-    if (root / "README.md").is_file():
-        pages.append(Page(PurePosixPath("README.md"), "readme", "About the course (README)"))
-    for folder, _, pattern in PARTS:
-        for path in sorted((root / folder).glob(pattern)):
-            title = title_of(path)
-            pages.append(Page(PurePosixPath(folder, path.name), folder, PREFIXES.get(folder, "") + title))
-    pages.append(Page(PurePosixPath("sections.md"), "", "Index of sections"))
-    return Book(root, pages)
+def prerequisite_links(lesson: Lesson, by_id: dict[str, Lesson]) -> str:
+    return ", ".join(page_link(by_id[id].notebook, id) for id in lesson.prerequisites) or "none"
 
 
-# --- navigation -----------------------------------------------------------------------
-
-
-def relative(page: Page, target: str) -> str:
-    """``target`` (a book path, maybe with #fragment) as seen from ``page``."""
-    path, _, fragment = target.partition("#")
-    link = posixpath.relpath(path, posixpath.dirname(str(page.target)) or ".")
-    return f"{link}#{fragment}" if fragment else link
-
-
-def link(page: Page, to: Page, text: str | None = None) -> str:
-    return f'<a href="{html.escape(relative(page, str(to.target)))}">{html.escape(text or to.title)}</a>'
-
-
-def neighbours(book: Book, page: Page) -> tuple[Page | None, Page | None]:
-    """The previous and next page of the same part."""
-    pages = book.part(page.part) if page.part else []
-    if page not in pages:
-        return None, None
-    index = pages.index(page)
-    return (pages[index - 1] if index else None), (pages[index + 1] if index + 1 < len(pages) else None)
-
-
-def nav_bar(book: Book, page: Page) -> str:
-    """Home, the index of sections, this page's twins in the other parts, prev / next."""
-    home, sections = book.pages[0], book.pages[-1]
-    items = [link(page, home, "Course map"), link(page, sections, "Index of sections")]
-    readme = book.by_source().get("README.md")
-    if readme and readme is not page:
-        items.append(link(page, readme, "README"))
-    if page.part in ("notebooks", "exercises", "solutions"):
-        for folder, name in (("notebooks", "Lesson"), ("exercises", "Exercise"), ("solutions", "Solution")):
-            twin = book.twin(page, folder)
-            if twin is page:
-                items.append(f'<span class="book-here">{name} {page.number}</span>')
-            elif twin is not None:
-                items.append(link(page, twin, f"{name} {twin.number}"))
-    items.append('<span class="book-spacer"></span>')
-    before, after = neighbours(book, page)
-    if before:
-        items.append("← " + link(page, before, f"previous: {before.title}"))
-    if after:
-        items.append(link(page, after, f"next: {after.title}") + " →")
-    return f'<nav class="book-nav">{" ".join(items)}</nav>'
-
-
-def banner(page: Page) -> str:
-    text = BANNERS.get(page.part)
-    return f'<div class="book-banner part-{page.part}">{text}</div>' if text else ""
-
-
-# --- the generated pages: the map and the index of sections ---------------------------
-
-
-def cell_link(target: Page | None) -> str:
-    """A Markdown link to a page, from the map, or a dash."""
-    return f"[{target.title}]({target.source})" if target else "-"
-
-
-def map_markdown(book: Book) -> str:
-    """The course map: one row per lesson number, its lesson, exercise and solution."""
-    numbered: dict[str, dict[str, Page]] = {}
-    for folder in ("notebooks", "exercises", "solutions"):
-        for page in book.part(folder):
-            numbered.setdefault(page.source.stem, {})[folder] = page
-    rows = [
-        f"| {next(iter(row.values())).number} | {cell_link(row.get('notebooks'))} | "
-        f"{cell_link(row.get('exercises'))} | {cell_link(row.get('solutions'))} |"
-        for _, row in sorted(numbered.items())
-    ]
-    docs = [f"- [{page.title}]({page.source})" for page in book.part("docs")]
-    notes = book.by_source().get(INSTRUCTOR_NOTES)
-    teaching = [f"Teaching the course? Start with the [{notes.title.lower()}]({notes.source}).", ""] if notes else []
-    return "\n".join(
-        [
-            "# sse-course: the book",
-            "",
-            "Reading Server-Sent Events when bytes arrive in arbitrary chunks. This is the course as "
-            "stored, outputs included: read it here, run it in JupyterLab (see the [README](README.md)). "
-            "Each lesson has an exercise to write and a solution to compare with, after your check passes.",
-            "",
-            *teaching,
-            '<a id="notebooks"></a><a id="exercises"></a><a id="solutions"></a>',
-            "",
-            "## Course map",
-            "",
-            "| # | Lesson | Exercise | Solution |",
-            "|---|---|---|---|",
-            *rows,
-            "",
-            "## Docs",
-            "",
-            *(docs or ["(none yet)"]),
-            "",
-            "## Index",
-            "",
-            f"Every section of every page: [{book.pages[-1].title}]({book.pages[-1].source}).",
-        ]
+def map_row(lesson: Lesson, by_id: dict[str, Lesson]) -> str:
+    return (
+        f"| {lesson.id} | {page_link(lesson.notebook, lesson.title)} | {page_link(lesson.exercise, 'exercise')} | "
+        f"{page_link(lesson.solution, 'solution')} | {lesson.reading_minutes} | {lesson.exercise_minutes or '-'} | "
+        f"{lesson.teaching_minutes} | {prerequisite_links(lesson, by_id)} |"
     )
 
 
-def github_anchor(text: str) -> str:
-    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
-    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+def lesson_section(lesson: Lesson, by_id: dict[str, Lesson]) -> list[str]:
+    times = f"reading {lesson.reading_minutes} min"
+    if lesson.exercise_minutes:
+        times += f", exercise {lesson.exercise_minutes} min"
+    return [
+        f"### {lesson.id} · {lesson.title}",
+        "",
+        f"{page_link(lesson.notebook, 'Lesson')} · {page_link(lesson.exercise, 'exercise')} · "
+        f"{page_link(lesson.solution, 'solution')}. Time: {times}; teaching it live, "
+        f"{lesson.teaching_minutes} min. Prerequisites: {prerequisite_links(lesson, by_id)}.",
+        "",
+        "What you'll learn:",
+        "",
+        *(f"- {objective}" for objective in lesson.objectives),
+        "",
+    ]
 
 
-def add_github_anchors(body: str) -> str:
-    """Put GitHub's anchor inside every h1-h3 whose nbconvert id differs from it."""
-
-    def add(match: re.Match) -> str:
-        level, anchor, inner = match.groups()
-        text = html.unescape(TAG.sub("", inner)).rstrip("¶").strip()
-        slug = github_anchor(text)
-        extra = f'<a id="{html.escape(slug)}"></a>' if slug and slug != anchor else ""
-        return f'<h{level} id="{anchor}">{extra}{inner}</h{level}>'
-
-    return HEADING.sub(add, body)
+def toctree(caption: str, paths: Iterable[str]) -> list[str]:
+    return [f"```{{toctree}}\n:caption: {caption}\n:hidden:\n", *paths, "```", ""]
 
 
-def headings(body: str) -> list[tuple[int, str, str]]:
-    """(level, id, text) of every h1-h3 in a page's HTML."""
-    found = []
-    for level, anchor, inner in HEADING.findall(body):
-        text = html.unescape(TAG.sub("", inner)).rstrip("¶").strip()
-        found.append((int(level), anchor, text))
-    return found
-
-
-def sections_markdown(book: Book, built: dict[Page, str]) -> str:
-    """One list per page of its headings, each linking to its anchor."""
-    lines = ["# Index of sections", ""]
-    for page in book.pages[1:-1]:
-        lines.append(f"## {PART_NAMES[page.part]}: {page.title}")
-        lines.append("")
-        for level, anchor, text in headings(built[page]):
-            lines.append(f"{'  ' * (level - 1)}- [{text}]({page.source}#{anchor})")
-        lines.append("")
-    return "\n".join(lines)
+def home_page(lessons: list[Lesson], docs: list[str]) -> str:
+    """The course map in MyST Markdown, and the hidden tables of contents the sidebar shows."""
+    by_id = {lesson.id: lesson for lesson in lessons}
+    reading = sum(lesson.reading_minutes for lesson in lessons)
+    exercises = sum(lesson.exercise_minutes for lesson in lessons)
+    return "\n".join(
+        [
+            "# Course map",
+            "",
+            "Reading Server-Sent Events when bytes arrive in arbitrary chunks. This is the course as stored, outputs included: read it here, run it in JupyterLab "
+            "(see [About the course](README.md)). Each lesson has an exercise to write and a solution "
+            "to compare with once your check passes. Keep the [cheat sheet](docs/cheat-sheet.md) and "
+            "the [glossary](docs/glossary.md) beside you.",
+            "",
+            f"Teaching the course? Start with the [instructor notes]({INSTRUCTOR_NOTES}).",
+            "",
+            f"Times in minutes: {reading} of reading and {exercises} of exercises in all, for a learner "
+            "alone; *teaching* is an instructor presenting the lesson live, exercise apart.",
+            "",
+            "| # | Lesson | Exercise | Solution | Reading | Exercise | Teaching | Prerequisites |",
+            "|---|---|---|---|---|---|---|---|",
+            *(map_row(lesson, by_id) for lesson in lessons),
+            "",
+            "## The lessons",
+            "",
+            *(line for lesson in lessons for line in lesson_section(lesson, by_id)),
+            *toctree("Lessons", (lesson.notebook for lesson in lessons)),
+            *toctree("Exercises", (lesson.exercise for lesson in lessons if lesson.exercise)),
+            *toctree("Solutions", (lesson.solution for lesson in lessons if lesson.solution)),
+            *toctree("Docs", ["About the course <README.md>", *docs]),
+        ]
+    )
 
 
 # --- widgets, drawn without a kernel ------------------------------------------------
@@ -363,7 +213,7 @@ def static_widget(model_id: str, models: dict[str, Any]) -> str:
     return "".join(static_widget(child, models) for child in children)
 
 
-def freeze_widgets(notebook: nbformat.NotebookNode, source: PurePosixPath) -> None:
+def freeze_widgets(notebook: nbformat.NotebookNode, source: str) -> None:
     """Replace every widget output by its static drawing (see :func:`static_widget`)."""
     models = notebook.metadata.pop("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in notebook.cells:
@@ -372,104 +222,80 @@ def freeze_widgets(notebook: nbformat.NotebookNode, source: PurePosixPath) -> No
             if view is None:
                 continue
             drawn = static_widget(view.get("model_id", ""), models)
-            note = f'<p class="explorer-note">{EXPLORER_NOTE.format(source=html.escape(str(source)))}</p>'
+            note = f'<p class="explorer-note">{EXPLORER_NOTE.format(source=html.escape(source))}</p>'
             output["data"] = {"text/html": f'<div class="explorer-static">{note}{drawn}</div>' if drawn else ""}
 
 
-# --- links --------------------------------------------------------------------------
+# --- exercise and solution pages ----------------------------------------------------
 
 
-def book_target(book: Book, repo_path: str, is_folder: bool) -> str | None:
-    """The book path for a repository path a page links to, or None."""
-    if is_folder and repo_path in PART_NAMES:
-        return f"index.html#{repo_path}"
-    if repo_path in {str(page.target) for page in book.pages}:
-        return repo_path  # already a book page: the navigation bar's own links
-    page = book.by_source().get(repo_path)
-    return str(page.target) if page else None
-
-
-def rewrite_links(book: Book, page: Page, body: str) -> str:
-    """Local links to repository files become links to book pages (see the module doc)."""
-
-    def replace(match: re.Match) -> str:
-        href = html.unescape(match.group(1))
-        if not href or href.startswith(("#", "/")) or HAS_SCHEME.match(href):
-            return match.group(0)
-        path, _, fragment = href.partition("#")
-        repo_path = posixpath.normpath(posixpath.join(str(page.source.parent), path))
-        target = book_target(book, repo_path, path.endswith("/"))
-        if target is None and (book.root / repo_path).is_file():
-            shown = html.escape(repo_path)  # source code is read in the repository: plain text here
-            return f'data-repo-file="{shown}" title="{shown}, in the repository"'
-        if target is None:
-            book.problems.append(f"{page.source}: a link to {href!r}, which is not a page of the book")
-            return match.group(0)
-        if fragment:
-            target = f"{target.partition('#')[0]}#{fragment}"
-        return f'href="{html.escape(relative(page, target))}"'
-
-    return HREF.sub(replace, body)
-
-
-# --- building -----------------------------------------------------------------------
-
-
-def exporter() -> HTMLExporter:
-    return HTMLExporter(
-        template_name="lab", extra_loaders=[DictLoader({"book.html.j2": TEMPLATE})], template_file="book.html.j2"
+def banner(kind: str, lesson: Lesson, page: str) -> str:
+    """A MyST admonition saying what the page is, with links to its twins."""
+    style, text = BANNERS[kind]
+    depth = "../" * page.count("/")
+    twins = " · ".join(
+        f"**{name} {lesson.id}**" if path == page else f"[{name} {lesson.id}]({depth}{path})"
+        for name, path in zip(("Lesson", "Exercise", "Solution"), lesson.twins().values())
     )
+    return f":::{{{style}}}\n{text}\n\n{twins}\n:::"
 
 
-def as_notebook(markdown: str) -> nbformat.NotebookNode:
-    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(markdown)])
+def mark(notebook: nbformat.NotebookNode, kind: str, lesson: Lesson, page: str) -> None:
+    """Put the banner under the page's title; a solution's title becomes "Solution NN · title"."""
+    cell = next(cell for cell in notebook.cells if cell.cell_type == "markdown")
+    title, _, rest = cell.source.partition("\n")
+    if kind == "solution":
+        title = f"# Solution {lesson.id} · {lesson.title}"
+    cell.source = f"{title}\n\n{banner(kind, lesson, page)}\n{rest}"
 
 
-def load(book: Book, page: Page) -> nbformat.NotebookNode:
-    path = book.root / page.source
-    if page.source.suffix == ".ipynb":
-        notebook = nbformat.read(path, as_version=4)
-        freeze_widgets(notebook, page.source)
-        return notebook
-    return as_notebook(path.read_text(encoding="utf-8"))
+def stage_notebook(root: Path, staged: Path, page: str, kind: str, lesson: Lesson) -> None:
+    notebook = nbformat.read(root / page, as_version=4)
+    freeze_widgets(notebook, page)
+    if kind in BANNERS:
+        mark(notebook, kind, lesson, page)
+    (staged / page).parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, staged / page)
 
 
-def render(book: Book, page: Page, notebook: nbformat.NotebookNode, html_exporter: HTMLExporter) -> str:
-    notebook.metadata["title"] = f"{page.title} · sse-course"
-    top = nav_bar(book, page) + banner(page)
-    resources = {"book": {"css": BOOK_CSS, "top": top, "bottom": nav_bar(book, page)}}
-    body, _ = html_exporter.from_notebook_node(notebook, resources=resources)
-    return add_github_anchors(rewrite_links(book, page, body))
+def stage(root: Path, staged: Path) -> None:
+    """Write the book's sources under ``staged``: the home page, the notebooks, the docs."""
+    lessons = read_manifest(root)
+    docs = sorted(path.relative_to(root).as_posix() for path in (root / "docs").glob("*.md"))
+    for page in ["README.md", *docs]:
+        (staged / page).parent.mkdir(parents=True, exist_ok=True)
+        (staged / page).write_text((root / page).read_text(encoding="utf-8"), encoding="utf-8")
+    for lesson in lessons:
+        for kind, page in lesson.twins().items():
+            stage_notebook(root, staged, page, kind, lesson)
+    (staged / "index.md").write_text(home_page(lessons, docs), encoding="utf-8")
 
 
-def build(root: Path = ROOT, out: Path = DEFAULT_OUT) -> Book:
-    """Write the whole book under ``out`` (emptied first); return what was built."""
-    book = discover(root)
-    html_exporter = exporter()
-    built: dict[Page, str] = {}
-    for page in book.pages[1:-1]:
-        built[page] = render(book, page, load(book, page), html_exporter)
-    home, sections = book.pages[0], book.pages[-1]
-    built[home] = render(book, home, as_notebook(map_markdown(book)), html_exporter)
-    built[sections] = render(book, sections, as_notebook(sections_markdown(book, built)), html_exporter)
-    if out.exists():
-        shutil.rmtree(out)
-    for page, body in built.items():
-        target = out / page.target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(body, encoding="utf-8")
-    return book
+# --- building -------------------------------------------------------------------------
+
+
+def build(root: Path = ROOT, out: Path = DEFAULT_OUT, jobs: str = "auto") -> list[str]:
+    """Write the book under ``out`` (nothing there is deleted); return Sphinx's warnings."""
+    from sphinx.cmd.build import build_main
+
+    with tempfile.TemporaryDirectory(prefix="sse-course-book-") as work:
+        staged, doctrees, warnings = Path(work, "source"), Path(work, "doctrees"), Path(work, "warnings.txt")
+        stage(root, staged)
+        args = ["-b", "html", "-q", "-j", jobs, "-c", str(CONF_DIR), "-d", str(doctrees), "-w", str(warnings)]
+        status = build_main([*args, "-D", f"repository_root={root}", str(staged), str(out)])
+        problems = warnings.read_text(encoding="utf-8").splitlines() if warnings.exists() else []
+    return problems if status == 0 else [*problems, f"sphinx-build exited {status}"]
 
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where to write (default {DEFAULT_OUT})")
     args = parser.parse_args(argv)
-    book = build(ROOT, args.out)
-    for problem in book.problems:
+    problems = build(ROOT, args.out)
+    for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
-    print(f"{len(book.pages)} pages written to {args.out / 'index.html'}")
-    return 0
+    print(f"book written to {args.out / 'index.html'}")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

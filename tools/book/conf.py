@@ -1,0 +1,72 @@
+"""Sphinx settings for the course's book (built by ``tools/build_book.py``, which stages the sources)."""
+
+project = "sse-course"
+html_title = "sse-course"
+extensions = ["myst_nb"]
+root_doc = "index"
+exclude_patterns = []
+
+# Notebooks are shown with the outputs they store: nothing runs while the book builds.
+nb_execution_mode = "off"
+# The explorers are drawn from their stored state by build_book.py; no widget manager from a CDN.
+nb_ipywidgets_js = {}
+# GitHub's heading anchors, which the lessons' links are written for (README.md#course-map).
+myst_heading_anchors = 3
+myst_enable_extensions = ["colon_fence"]
+# A heading level skipped in a notebook is a style point for its author, not a broken page.
+suppress_warnings = ["myst.header"]
+
+html_theme = "sphinx_book_theme"
+html_favicon = "favicon.svg"
+html_copy_source = False
+html_use_index = False
+html_show_sourcelink = False
+html_last_updated_fmt = None
+# Without it the theme's first page logs "invalid theme mode" to the console.
+html_context = {"default_mode": "auto"}
+html_theme_options = {
+    "show_toc_level": 2,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "home_page_in_toc": True,
+}
+
+
+# --- links to the repository that are not pages -----------------------------------------
+
+import posixpath  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from docutils import nodes  # noqa: E402
+from sphinx import addnodes  # noqa: E402
+from sphinx.transforms.post_transforms import SphinxPostTransform  # noqa: E402
+
+#: Folders whose pages the book holds: a link to the folder itself goes to the course map.
+PARTS = ("notebooks", "exercises", "solutions", "docs")
+
+
+class RepositoryLinks(SphinxPostTransform):
+    """A lesson's link to a part's folder goes to the course map; one to a file of the
+    repository that is no page (source code, the benchmarks) becomes text naming it.
+    Any other unresolved link is left to MyST, which warns (and the build fails)."""
+
+    default_priority = 8  # before MyST resolves its references (9)
+
+    def run(self, **kwargs: object) -> None:
+        root = Path(self.config.repository_root)
+        for node in list(self.document.findall(addnodes.pending_xref)):
+            if node["reftype"] != "myst" or node["refdomain"] == "doc":
+                continue
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(node["refdoc"]), node["reftarget"]))
+            if target in PARTS:
+                uri = self.app.builder.get_relative_uri(node["refdoc"], "index") + "#course-map"
+                node.replace_self(nodes.reference("", "", *node.children, refuri=uri, internal=True))
+            elif target and (root / target).is_file():
+                text = node.astext()
+                named = [] if target in text else [nodes.Text(" ("), nodes.literal(target, target), nodes.Text(")")]
+                node.replace_self(nodes.inline("", "", *node.children, *named, classes=["repository-file"]))
+
+
+def setup(app: object) -> None:
+    app.add_config_value("repository_root", "", "env")
+    app.add_post_transform(RepositoryLinks)
