@@ -244,7 +244,7 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Path]:
 
 def book_pages() -> set[str]:
     """The pages the manifest and docs/ promise, as built paths."""
-    pages = {"index.html", "search.html", "genindex.html", "README.html"}
+    pages = {"index.html", "search.html", "README.html"}
     pages |= {f"docs/{path.stem}.html" for path in (ROOT / "docs").glob("*.md")}
     for lesson in build_book.read_manifest(ROOT):
         pages |= {str(Path(path).with_suffix(".html")) for path in lesson.twins().values()}
@@ -267,7 +267,7 @@ def test_every_page_of_the_book_renders_with_no_error_and_no_broken_link(browser
     assert report.lines() == []
     assert set(pages) == book_pages()
     sidebar = {local[0] for local in pages["index.html"]["sidebar"]}
-    assert sidebar == book_pages() - {"search.html", "genindex.html"}
+    assert sidebar == book_pages() - {"search.html"}
     explorers = sum(len(found["explorers"]) for found in pages.values())
     assert explorers == sum(explorer_count(folder) for folder in ("notebooks", "exercises", "solutions")) > 0
 
