@@ -252,10 +252,10 @@ def test_comments_are_delivered_only_on_request(mode: str) -> None:
 
 def test_backoff_grows_by_its_factor_up_to_its_cap_and_never_below_the_reconnection_time() -> None:
     backoff = Backoff(factor=2, cap_ms=500, jitter=0)
-    assert [backoff.delay_ms(100, n) for n in range(5)] == [100, 200, 400, 500, 500]
+    assert [backoff.delay_ms(100, n) for n in range(6)] == [100, 100, 200, 400, 500, 500]
     assert backoff.delay_ms(800, 3) == 800
     stretched = Backoff(factor=2, cap_ms=10_000, jitter=0.5, random=lambda: 1.0)
-    assert [stretched.delay_ms(100, n) for n in range(3)] == [150, 300, 600]
+    assert [stretched.delay_ms(100, n) for n in range(1, 4)] == [150, 300, 600]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -481,8 +481,9 @@ class ForgetsTheId(ResumeState):
 class DispatchesThePartialEvent(ResumeState):
     """Mutant: at a drop, dispatches the half-received event instead of discarding it."""
 
-    def items(self, parser, chunk):
-        yield from super().items(parser, b"\n\n" if chunk is None else chunk)
+    def finish(self, parser):
+        yield from super().items(parser, b"\n\n")
+        yield from super().finish(parser)
 
 
 @pytest.mark.parametrize("mutant", [ForgetsTheId, DispatchesThePartialEvent])
