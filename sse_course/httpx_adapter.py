@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from contextlib import suppress
 from typing import Any
 
 import httpx
@@ -96,9 +97,12 @@ class Inflater:
         try:
             return self.zlib.decompress(raw), None
         except zlib.error as err:
-            if first:  # deflate without its zlib wrapper
-                self.zlib = zlib.decompressobj(-zlib.MAX_WBITS)
-                return self.decode(raw)
+            if first:  # deflate without its zlib wrapper, perhaps
+                bare = zlib.decompressobj(-zlib.MAX_WBITS)
+                with suppress(zlib.error):
+                    decoded = bare.decompress(raw)
+                    self.zlib = bare
+                    return decoded, None
             return salvage(before, raw), f"content could not be decoded: {err}"
 
     def flush(self) -> bytes:
@@ -108,11 +112,9 @@ class Inflater:
 def salvage(inflater: Any, raw: bytes) -> bytes:
     """What ``raw`` decodes to up to its first corrupt byte (byte by byte: only after a failure)."""
     decoded = []
-    try:
+    with suppress(zlib.error):
         for at in range(len(raw)):
             decoded.append(inflater.decompress(raw[at : at + 1]))
-    except zlib.error:
-        pass
     return b"".join(decoded)
 
 
