@@ -73,10 +73,12 @@ the last event handed over, on a new connection.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json as jsonlib
 import math
 import random
 import socket
+import ssl
 import threading
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
@@ -300,11 +302,22 @@ def request_body(content: bytes | str | None, json: Any, headers: Mapping[str, s
     return (content.encode("utf-8") if isinstance(content, str) else content), headers
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, made once: loading the CA bundle for every client costs
+    a tenth of a second or more."""
+    return httpx.create_ssl_context()
+
+
 def own_client_options() -> dict[str, Any]:
     """For an httpx client of the client's own: only the codings it undoes itself, and
     no connection kept for reuse (each request connects anew, so the socket is
     always known, and a close or restart can cut it even before the response)."""
-    return {"headers": {"Accept-Encoding": ACCEPT_ENCODING}, "limits": httpx.Limits(max_keepalive_connections=0)}
+    return {
+        "headers": {"Accept-Encoding": ACCEPT_ENCODING},
+        "limits": httpx.Limits(max_keepalive_connections=0),
+        "verify": tls_context(),
+    }
 
 
 class _ClientBase:
@@ -401,13 +414,20 @@ class _ClientBase:
                 sock.shutdown(socket.SHUT_RDWR)
 
     def _connected(self, name: str, info: dict[str, Any]) -> None:
-        """httpcore's trace: keep each new connection's socket, and cut it if a close
-        or a restart came while it was connecting."""
-        if name == "connection.connect_tcp.complete":
-            with self.lock:
-                self.socket = info["return_value"].get_extra_info("socket")
-            if self.closed or self.restarting:
-                self._interrupt()
+        """httpcore's trace: keep each new connection's socket as it connects."""
+        if name in ("connection.connect_tcp.complete", "connection.connect_unix_socket.complete"):
+            self._keep(info["return_value"])
+
+    def _keep(self, stream: Any) -> None:
+        """Keep the socket of httpcore's network ``stream``, and cut it if a close or a
+        restart came meanwhile (none is reported for a connection reused from the
+        pool of a caller's ``client=``, until its response arrives)."""
+        if stream is None:
+            return
+        with self.lock:
+            self.socket = stream.get_extra_info("socket")
+        if self.closed or self.restarting:
+            self._interrupt()
 
     def _request(self, trace: Callable[..., Any]) -> dict[str, Any]:
         return {
@@ -422,6 +442,7 @@ class _ClientBase:
 
     def _opened(self, response: httpx.Response) -> SSEParser | None:
         """The response's parser, or None after a 204."""
+        self._keep(response.extensions.get("network_stream"))
         parser = self.state.open(response)
         if parser is None:
             self.ended = "204"

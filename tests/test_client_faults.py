@@ -33,7 +33,6 @@ from sse_course.client import (
     REFUSALS,
     AsyncEventSourceClient,
     Backoff,
-    ConnectionFailed,
     EventSourceClient,
     Reconnecting,
     RequestFailed,
