@@ -434,7 +434,7 @@ def read_every_drop(
 
     ``state`` swaps in a mutant of the client's memory, to show the harness rejects it.
     """
-    options: dict[str, Any] = {"max_reconnects": 3, "profile": profile}
+    options: dict[str, Any] = {"max_reconnects": 1, "profile": profile}  # the drop, then the rest: no third connection
     if mode == "sync":
         results = []
         with httpx.Client(timeout=TIMEOUT) as http:
