@@ -208,12 +208,16 @@ class Background:
 
     def __init__(self, mode: str, url: str, **options: Any) -> None:
         self.mode, self.url, self.options = mode, url, options
+        self.source: Any = None
         self.items: list[Any] = []
         self.error: BaseException | None = None
         self.first = threading.Event()
 
-    def run_sync(self, act: Callable[[EventSourceClient], None]) -> bool:
-        """Start the loop, call ``act(client)`` from this thread; True if the loop ended promptly."""
+    def run(self, act: Callable[[Any], Any]) -> bool:
+        """Start the loop, call ``act(client)`` from here; True if the loop ended promptly after it."""
+        return self._run_sync(act) if self.mode == "sync" else self._run_async(act)
+
+    def _run_sync(self, act: Callable[[EventSourceClient], None]) -> bool:
         source = EventSourceClient(self.url, **self.options)
 
         def loop() -> None:
@@ -231,7 +235,7 @@ class Background:
         self.source = source
         return not thread.is_alive()
 
-    def run_async(self, act: Callable[[AsyncEventSourceClient], Any]) -> bool:
+    def _run_async(self, act: Callable[[AsyncEventSourceClient], Any]) -> bool:
         async def main() -> bool:
             source = AsyncEventSourceClient(self.url, **self.options)
             self.source = source
@@ -271,20 +275,22 @@ def act_after(mode: str, ready: Callable[[], threading.Event], how: str) -> Call
         def act(source: Any) -> None:
             assert ready().wait(TIMEOUT)
             time.sleep(0.05)  # let the loop block again
-            source.close() if how == "close" else source.restart()
+            if how == "close":
+                source.close()
+            else:
+                source.restart()
 
         return act
 
     async def aact(source: Any) -> None:
         await until(ready())
         await asyncio.sleep(0.05)
-        await source.aclose() if how == "close" else source.restart()
+        if how == "close":
+            await source.aclose()
+        else:
+            source.restart()
 
     return aact
-
-
-def run_background(mode: str, background: Background, act: Callable[[Any], Any]) -> bool:
-    return background.run_sync(act) if mode == "sync" else background.run_async(act)
 
 
 # --- 1. a cut inside a character or an event is a drop, in either profile ---------------------
@@ -347,7 +353,7 @@ def test_closing_from_elsewhere_ends_the_loop_and_the_connection_promptly(mode: 
     with FaultServer(script) as server:
         background = Background(mode, server.url)
         started = time.monotonic()
-        ended = run_background(mode, background, act_after(mode, ready_at(place, server, background), "close"))
+        ended = background.run(act_after(mode, ready_at(place, server, background), "close"))
         assert ended, f"the loop still runs {time.monotonic() - started:.1f} s after close()"
         assert background.error is None and background.source.ended == "closed"
         if STALL in script:  # the server side sees the connection closed
@@ -377,7 +383,7 @@ def test_a_huge_retry_is_waited_at_most_the_maximum(mode: str) -> None:
 def test_a_huge_retry_is_waited_without_error_until_closed(mode: str) -> None:
     with FaultServer([OK, HUGE]) as server:
         background = Background(mode, server.url)
-        assert run_background(mode, background, act_after(mode, lambda: background.first, "close"))
+        assert background.run(act_after(mode, lambda: background.first, "close"))
     assert background.error is None and datas(background.items) == ["a"]
 
 
@@ -482,7 +488,7 @@ def test_restart_from_elsewhere_cuts_the_connection_now_and_reconnects(mode: str
     first = [OK, b"retry: 60000\nid: 1\ndata: a\n\n", *([STALL] if place == "a quiet stream" else [])]
     with FaultServer(first, [OK, b"retry: 1\ndata: b\n\n"], [NO_CONTENT]) as server:
         background = Background(mode, server.url, notices=True)
-        assert run_background(mode, background, act_after(mode, lambda: background.first, "restart"))
+        assert background.run(act_after(mode, lambda: background.first, "restart"))
         if place == "a quiet stream":
             assert server.connections[0].client_closed.wait(PROMPTLY)
     assert background.error is None and datas(background.items) == ["a", "b"]
