@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -118,6 +118,22 @@ def test_a_wrong_title_is_reported(repo: Path, check: Callable[[Path], Checked])
 
 
 @pytest.mark.parametrize(
+    "path, old, new, expected",
+    [
+        ("notebooks/00-welcome.ipynb", "| Text to lines |", "| Lines of text |", "[03](03-text-to-lines.ipynb) 'Lines of text', course.toml: 03 · Text to lines"),
+        ("notebooks/11-where-next.ipynb", "[07](07-evidence.ipynb) Evidence", "[07](07-proof.ipynb) Evidence", "[07](07-proof.ipynb) 'Evidence'"),
+    ],
+)
+def test_a_lesson_table_row_with_another_title_or_file_is_reported(
+    repo: Path, check: Callable[[Path], Checked], path: str, old: str, new: str, expected: str
+) -> None:
+    assert check(repo).returncode == 0
+    edit(repo / path, old, new)
+    result = check(repo)
+    assert result.returncode == 1 and expected in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
     "cell, expected",
     [
         ("# T\n\nText.\n\n**Time:** old.\n\n[Map](m)", "# T\n\nText.\n\n**Time:** new.\n\n[Map](m)"),
@@ -154,6 +170,44 @@ def test_an_exercise_without_minutes_is_refused(repo: Path) -> None:
     edit(repo / "course.toml", "exercise_minutes = 15\n", "exercise_minutes = 0\n")
     with pytest.raises(course.ManifestError, match="an exercise needs its solution and exercise_minutes > 0"):
         course.load(repo)
+
+
+# ---------------------------------------------------------------------------- times that can be true
+
+#: Today's lessons read at 45-90 words of prose a minute (code and outputs come on top) and are
+#: taught at 45-100. A time much faster than that is a typo, or a lesson that grew.
+MAX_WORDS_PER_READING_MINUTE = 150
+MAX_WORDS_PER_TEACHING_MINUTE = 100
+
+
+def prose_words(notebook: Path) -> int:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return sum(len("".join(cell["source"]).split()) for cell in cells if cell["cell_type"] == "markdown")
+
+
+def pace_problems(lessons: tuple[course.Lesson, ...], root: Path = ROOT) -> list[str]:
+    problems = []
+    for lesson in lessons:
+        words = prose_words(root / lesson.notebook)
+        for minutes, limit, what in ((lesson.reading_minutes, MAX_WORDS_PER_READING_MINUTE, "reading"),
+                                     (lesson.teaching_minutes, MAX_WORDS_PER_TEACHING_MINUTE, "teaching")):
+            if words > minutes * limit:
+                problems.append(f"lesson {lesson.id}: {words} words in {minutes} minutes {what}; at most {limit} a minute")
+    return problems
+
+
+def test_reading_and_teaching_times_fit_the_lessons_length() -> None:
+    assert pace_problems(course.load(ROOT).lessons) == []
+
+
+def test_a_time_too_short_for_the_lesson_is_rejected() -> None:
+    lesson = course.load(ROOT).lesson("09")
+    rushed = replace(lesson, reading_minutes=10, teaching_minutes=15)
+    words = prose_words(ROOT / lesson.notebook)
+    assert pace_problems((rushed,)) == [
+        f"lesson 09: {words} words in 10 minutes reading; at most 150 a minute",
+        f"lesson 09: {words} words in 15 minutes teaching; at most 100 a minute",
+    ]
 
 
 # ---------------------------------------------------------------------------- workshop plans

@@ -224,9 +224,26 @@ def with_header(notebook_text: str, owned: dict[str, str], where: str) -> str:
     return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
 
 
+#: A lesson's row in a notebook's table: ``| [NN](NN-name.ipynb) | Title |`` or ``| [NN](NN-name.ipynb) Title |``.
+TABLE_ROW = re.compile(r"^\| *\[(\d\d)\]\(([^)#]+\.ipynb)\) *\|? *([^|]*?) *\|", re.M)
+
+
+def table_problems(course: Course, texts: dict[str, str]) -> list[str]:
+    """Rows of the lessons' own tables (lesson 00's map, the closing page's recap) that
+    name a lesson by another title or file than the manifest's."""
+    problems = []
+    for lesson in course.lessons:
+        for cell in json.loads(texts[lesson.notebook])["cells"]:
+            for lesson_id, target, title in TABLE_ROW.findall("".join(cell["source"])) if cell["cell_type"] == "markdown" else ():
+                named = next((n for n in course.lessons if n.id == lesson_id), None)
+                if named is None or title != named.title or Path(target).name != Path(named.notebook).name:
+                    problems.append(f"{lesson.notebook}: table row [{lesson_id}]({target}) {title!r}, course.toml: {named.name if named else 'no such lesson'}")
+    return problems
+
+
 def title_problems(course: Course, texts: dict[str, str]) -> list[str]:
     """Header titles that do not start as the manifest says (the rest of the title is free)."""
-    problems = []
+    problems = table_problems(course, texts)
     for lesson in course.lessons:
         for path, prefix in ((lesson.notebook, "# "), (lesson.solution, "# Exercise "), (lesson.exercise, "# Exercise ")):
             if path is None:
