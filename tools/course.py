@@ -423,13 +423,14 @@ def plan_problems(course: Course, workshop: Workshop) -> list[str]:
 
 
 def _left_out(course: Course, workshop: Workshop) -> list[str]:
+    """What a plan leaves to learners alone, with their own minutes (reading, not teaching)."""
     out = []
     for lesson in course.lessons:
         if f"lesson {lesson.id}" not in workshop.plan:
             extra = f" + {lesson.exercise_minutes} exercise" if lesson.exercise else ""
-            out.append(f"lesson {lesson.id} ({lesson.teaching_minutes} min{extra})")
+            out.append(f"lesson {lesson.id} ({lesson.reading_minutes} reading{extra})")
         elif lesson.exercise and f"exercise {lesson.id}" not in workshop.plan:
-            out.append(f"exercise {lesson.id} ({lesson.exercise_minutes} min)")
+            out.append(f"exercise {lesson.id} ({lesson.exercise_minutes})")
     return out
 
 
@@ -460,7 +461,7 @@ def workshop_section(course: Course, workshop: Workshop) -> str:
     ]
     left = _left_out(course, workshop)
     if left:
-        lines += [f"**Not in this plan** (learners can take them alone, in order): {', '.join(left)}.", ""]
+        lines += [f"**Not in this plan** (learners can take them alone, in order; minutes in brackets): {', '.join(left)}.", ""]
     if workshop.cut_first:
         cuts = [f"{item} ({item_slot(course, item, 0).minutes} min)" for item in workshop.cut_first]
         lines += [f"**Running late? Cut, in this order:** {', '.join(cuts)}. The instructor notes say what to show instead.", ""]
