@@ -35,6 +35,7 @@ import doctest
 import json
 import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -119,6 +120,13 @@ def page_parts(path: Path) -> list[str]:
     return [path.read_text(encoding="utf-8")]
 
 
+@cache
+def target_slugs(path: Path) -> frozenset[str]:
+    """The anchors of a page other links point to, read once per run (the kit links a lesson
+    from many places)."""
+    return frozenset(slugs(page_parts(path)))
+
+
 def links(markdown: str) -> Iterator[str]:
     """The target of every link and image in this markdown."""
     for token in all_tokens(MD.parse(markdown)):
@@ -139,7 +147,7 @@ def link_problems(markdown: str, page: Path, own_parts: list[str]) -> list[str]:
         if target and not path.exists():
             problems.append(f"link {href!r}: {target} does not exist next to {page.name}")
         elif anchor and path.suffix in (".md", ".ipynb"):
-            heads = slugs(own_parts if path == page else page_parts(path))
+            heads = slugs(own_parts) if path == page else target_slugs(path)
             if anchor not in heads:
                 problems.append(f"link {href!r}: no heading of {path.name} has the anchor #{anchor}")
     return problems

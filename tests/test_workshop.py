@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import doctest
 import re
-from functools import cache
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 
 from course_tool import course
-from test_markdown import links, markdown_cells, page_parts, slugs
+from test_markdown import links, markdown_cells, slugs, target_slugs
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "instructor-notes.md"
@@ -53,12 +52,6 @@ def heading_problems(text: str, lessons: tuple[course.Lesson, ...], name: str) -
     return problems
 
 
-@cache
-def anchors(path: Path) -> frozenset[str]:
-    """Every anchor a heading of this page answers to (pages are read once per run)."""
-    return frozenset(slugs(page_parts(path)))
-
-
 def notebook_links(section: str, page: Path) -> list[tuple[Path, str]]:
     """(notebook path, anchor) of every link from ``section`` (on ``page``) into a notebook."""
     found = []
@@ -82,7 +75,7 @@ def reference_problems(text: str, page: Path, lessons: tuple[course.Lesson, ...]
                 problems.append(f"{where} does not exist")
             elif not anchor:
                 problems.append(f"{where}: link names no section (#anchor)")
-            elif anchor not in anchors(path):
+            elif anchor not in target_slugs(path):
                 problems.append(f"{where} has no section #{anchor}")
             elif path == (root / lesson.notebook).resolve():
                 own += 1
