@@ -209,10 +209,15 @@ def with_paragraphs(cell: str, owned: dict[str, str], before: str) -> str:
     return "\n\n".join(paragraphs)
 
 
+def header_cell(cells: list[dict]) -> dict | None:
+    """A notebook's header: its first markdown cell that starts with a title (``# ``)."""
+    return next((c for c in cells if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("# ")), None)
+
+
 def with_header(notebook_text: str, owned: dict[str, str], where: str) -> str:
     """A notebook's JSON text with its header cell's owned paragraphs written."""
     notebook = json.loads(notebook_text)
-    cell = next((c for c in notebook["cells"] if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("# ")), None)
+    cell = header_cell(notebook["cells"])
     if cell is None:
         raise ManifestError(f"{where}: no header cell (a markdown cell starting with '# ')")
     source = "".join(cell["source"])
@@ -233,11 +238,12 @@ def table_problems(course: Course, texts: dict[str, str]) -> list[str]:
     name a lesson by another title or file than the manifest's."""
     problems = []
     for lesson in course.lessons:
-        for cell in json.loads(texts[lesson.notebook])["cells"]:
-            for lesson_id, target, title in TABLE_ROW.findall("".join(cell["source"])) if cell["cell_type"] == "markdown" else ():
-                named = next((n for n in course.lessons if n.id == lesson_id), None)
-                if named is None or title != named.title or Path(target).name != Path(named.notebook).name:
-                    problems.append(f"{lesson.notebook}: table row [{lesson_id}]({target}) {title!r}, course.toml: {named.name if named else 'no such lesson'}")
+        cells = json.loads(texts[lesson.notebook])["cells"]
+        markdown = "\n\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+        for lesson_id, target, title in TABLE_ROW.findall(markdown):
+            named = next((n for n in course.lessons if n.id == lesson_id), None)
+            if named is None or title != named.title or Path(target).name != Path(named.notebook).name:
+                problems.append(f"{lesson.notebook}: table row [{lesson_id}]({target}) {title!r}, course.toml: {named.name if named else 'no such lesson'}")
     return problems
 
 
@@ -248,8 +254,7 @@ def title_problems(course: Course, texts: dict[str, str]) -> list[str]:
         for path, prefix in ((lesson.notebook, "# "), (lesson.solution, "# Exercise "), (lesson.exercise, "# Exercise ")):
             if path is None:
                 continue
-            cells = json.loads(texts[path])["cells"]
-            title = next(("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("# ")), "").split("\n")[0]
+            title = _header_text(texts[path]).split("\n")[0]
             if not title.startswith(prefix + lesson.name):
                 problems.append(f"{path}: its title {title!r} does not start with {prefix + lesson.name!r} (course.toml's title)")
     return problems
@@ -543,8 +548,8 @@ def _diff(current: str, wanted: str, path: str) -> Iterator[str]:
 
 
 def _header_text(notebook_text: str) -> str:
-    cells = json.loads(notebook_text)["cells"] if notebook_text else []
-    return next(("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("# ")), "")
+    cell = header_cell(json.loads(notebook_text)["cells"]) if notebook_text else None
+    return "".join(cell["source"]) if cell else ""
 
 
 def write(root: Path = ROOT) -> list[str]:
