@@ -7,8 +7,8 @@ one of its sections, so it is checked here:
 - each link to a notebook names a heading that notebook has (a renamed section fails);
 - each section refers to at least two sections of its own lesson, so a note is written
   against the lesson and not from memory;
-- the notes use every *Predict* cell of a lesson's exercise, by link, and say "no *Predict*
-  cells" exactly for an exercise that has none;
+- each lesson's note says how many *Predict* cells its exercise has ("two *Predict* cells",
+  "no *Predict* cells" and what to ask instead), and that number is the exercise's;
 - the live-coding script's ``pycon`` blocks run, section by section, and print what they say
   (doctest), so what the instructor types works on today's package.
 
@@ -73,38 +73,39 @@ def reference_problems(text: str, page: Path, lessons: tuple[course.Lesson, ...]
             where = f"{page.name}, lesson {lesson.id}: {path.relative_to(root) if path.is_relative_to(root) else path}"
             if not path.exists():
                 problems.append(f"{where} does not exist")
-            elif not anchor:
-                problems.append(f"{where}: link names no section (#anchor)")
-            elif anchor not in target_slugs(path):
+            elif anchor and anchor not in target_slugs(path):
                 problems.append(f"{where} has no section #{anchor}")
-            elif path == (root / lesson.notebook).resolve():
+            elif anchor and path == (root / lesson.notebook).resolve():
                 own += 1
         if own < 2:
             problems.append(f"{page.name}, lesson {lesson.id}: cites {own} section(s) of {lesson.notebook}, at least 2 expected")
     return problems
 
 
-def predict_headings(path: Path) -> list[str]:
-    """The anchors of an exercise's ``## Predict: ...`` headings."""
-    parts = [part for part in markdown_cells(path) if part.startswith("## Predict")]
-    return sorted(anchor for anchor in slugs(parts) if anchor.startswith("predict"))
+def predict_count(path: Path) -> int:
+    """How many ``## Predict: ...`` sections an exercise has."""
+    return sum(part.startswith("## Predict") for part in markdown_cells(path))
 
 
-def predict_problems(text: str, page: Path, lessons: tuple[course.Lesson, ...], root: Path = ROOT) -> list[str]:
-    """Predict cells the notes do not use, and 'no Predict cells' said of an exercise that has some."""
+def predict_claim(count: int) -> str:
+    """What a note says about an exercise with ``count`` Predict cells."""
+    words = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four"}
+    return f"{words.get(count, count)} *Predict* cell{'' if count == 1 else 's'}"
+
+
+def predict_problems(text: str, lessons: tuple[course.Lesson, ...], root: Path = ROOT) -> list[str]:
+    """A lesson section that does not say how many Predict cells its exercise has, or says
+    another number."""
     problems = []
+    found = sections(text)
     for lesson in lessons:
         if lesson.exercise is None:
             continue
-        section = sections(text).get(lesson.id, "")
-        exercise = (root / lesson.exercise).resolve()
-        wanted = predict_headings(exercise)
-        cited = {anchor for path, anchor in notebook_links(section, page) if path == exercise}
-        problems += [f"{page.name}, lesson {lesson.id}: does not use {lesson.exercise}#{anchor}" for anchor in wanted if anchor not in cited]
-        if wanted and NO_PREDICT in section:
-            problems.append(f"{page.name}, lesson {lesson.id}: says '{NO_PREDICT}', but {lesson.exercise} has {len(wanted)}")
-        if not wanted and NO_PREDICT not in section:
-            problems.append(f"{page.name}, lesson {lesson.id}: {lesson.exercise} has no Predict cells; say '{NO_PREDICT}' and what to ask instead")
+        section = " ".join(found.get(lesson.id, "").split())
+        count = predict_count(root / lesson.exercise)
+        claims = set(re.findall(r"\b(\w+) \*Predict\* cells?\b", section))
+        if claims != {predict_claim(count).split()[0]}:
+            problems.append(f"lesson {lesson.id}: {lesson.exercise} has {predict_claim(count)}; the note says {sorted(claims) or 'nothing'}")
     return problems
 
 
@@ -133,8 +134,8 @@ def test_every_reference_names_a_section_of_the_lesson(path: Path) -> None:
     assert reference_problems(path.read_text(encoding="utf-8"), path, COURSE.lessons) == []
 
 
-def test_the_notes_use_every_predict_cell() -> None:
-    assert predict_problems(NOTES.read_text(encoding="utf-8"), NOTES, COURSE.lessons) == []
+def test_the_notes_count_each_exercises_predict_cells() -> None:
+    assert predict_problems(NOTES.read_text(encoding="utf-8"), COURSE.lessons) == []
 
 
 def test_the_live_coding_script_runs() -> None:
@@ -153,8 +154,7 @@ GOOD = """\
 
 - See [The problem, live](../notebooks/03-text-to-lines.ipynb#the-problem-live) and
   [Lines across chunks](../notebooks/03-text-to-lines.ipynb#lines-across-chunks).
-- Ask [Predict: `str.splitlines()`](../exercises/03-text-to-lines.ipynb#predict-strsplitlines) and
-  [Predict: a CR](../exercises/03-text-to-lines.ipynb#predict-a-cr-at-the-end-of-a-read).
+- Ask the [exercise](../exercises/03-text-to-lines.ipynb)'s two *Predict* cells.
 
 ```pycon
 >>> "a\\r\\nb".split("\\n")
@@ -166,7 +166,7 @@ GOOD = """\
 def test_a_good_section_is_accepted() -> None:
     assert heading_problems(GOOD, (LESSON,), "notes") == []
     assert reference_problems(GOOD, NOTES, (LESSON,)) == []
-    assert predict_problems(GOOD, NOTES, (LESSON,)) == []
+    assert predict_problems(GOOD, (LESSON,)) == []
     assert script_failures(GOOD) == {"03": 0}
 
 
@@ -175,7 +175,6 @@ def test_a_good_section_is_accepted() -> None:
     [
         ("#lines-across-chunks", "#lines-across-reads", "has no section #lines-across-reads"),
         ("03-text-to-lines.ipynb#the-problem-live", "03-text-to-line.ipynb#the-problem-live", "03-text-to-line.ipynb does not exist"),
-        ("#the-problem-live", "", "link names no section"),
         ("../notebooks/03-text-to-lines.ipynb#lines-across-chunks", "../notebooks/04-lines-to-events.ipynb#from-a-line-to-a-field",
          "cites 1 section(s) of notebooks/03-text-to-lines.ipynb"),
     ],
@@ -199,19 +198,22 @@ def test_a_missing_or_renamed_lesson_section_is_rejected(text: str, expected: st
 @pytest.mark.parametrize(
     "text, expected",
     [
-        (GOOD.replace("#predict-strsplitlines", "#the-problem-live"), "does not use exercises/03-text-to-lines.ipynb#predict-strsplitlines"),
-        (GOOD + f"\nThe exercise has {NO_PREDICT}.\n", "says 'no *Predict* cells', but exercises/03-text-to-lines.ipynb has 2"),
+        (GOOD.replace("two *Predict* cells", "three *Predict* cells"), "has two *Predict* cells; the note says ['three']"),
+        (GOOD.replace("two *Predict* cells", "some *Predict* cells"), "the note says ['some']"),
+        (GOOD.replace("'s two *Predict* cells", ""), "the note says nothing"),
+        (GOOD + "\nThe exercise has no *Predict* cells.\n", "the note says ['no', 'two']"),
     ],
 )
-def test_a_false_predict_claim_is_rejected(text: str, expected: str) -> None:
-    assert any(expected in problem for problem in predict_problems(text, NOTES, (LESSON,)))
+def test_a_false_predict_count_is_rejected(text: str, expected: str) -> None:
+    problems = predict_problems(text, (LESSON,))
+    assert any(expected in problem for problem in problems), problems
 
 
 def test_an_exercise_without_predict_cells_must_be_said() -> None:
-    lesson = next(lesson for lesson in COURSE.lessons if lesson.exercise and not predict_headings(ROOT / lesson.exercise))
+    lesson = next(lesson for lesson in COURSE.lessons if lesson.exercise and not predict_count(ROOT / lesson.exercise))
     section = GOOD.replace("## 03 · Text to lines", f"## {lesson.name}")
-    assert any("has no Predict cells; say" in p for p in predict_problems(section, NOTES, (lesson,)))
-    assert predict_problems(section + f"\n{NO_PREDICT}: ask in the lesson.\n", NOTES, (lesson,)) == []
+    assert any("has no *Predict* cells" in p for p in predict_problems(section, (lesson,)))
+    assert predict_problems(section.replace("two *Predict* cells", "no *Predict* cells"), (lesson,)) == []
 
 
 def test_a_script_line_that_prints_something_else_is_rejected() -> None:
