@@ -83,7 +83,7 @@ def reference_problems(text: str, page: Path, lessons: tuple[course.Lesson, ...]
 
 
 def predict_count(path: Path) -> int:
-    """How many ``## Predict: ...`` sections an exercise has."""
+    """How many ``## Predict: ...`` sections an exercise has (its solution is the source)."""
     return sum(part.startswith("## Predict") for part in markdown_cells(path))
 
 
@@ -99,13 +99,13 @@ def predict_problems(text: str, lessons: tuple[course.Lesson, ...], root: Path =
     problems = []
     found = sections(text)
     for lesson in lessons:
-        if lesson.exercise is None:
+        if lesson.solution is None:
             continue
         section = " ".join(found.get(lesson.id, "").split())
-        count = predict_count(root / lesson.exercise)
+        count = predict_count(root / lesson.solution)
         claims = set(re.findall(r"\b(\w+) \*Predict\* cells?\b", section))
         if claims != {predict_claim(count).split()[0]}:
-            problems.append(f"lesson {lesson.id}: {lesson.exercise} has {predict_claim(count)}; the note says {sorted(claims) or 'nothing'}")
+            problems.append(f"lesson {lesson.id}: {lesson.solution} has {predict_claim(count)}; the note says {sorted(claims) or 'nothing'}")
     return problems
 
 
@@ -210,7 +210,7 @@ def test_a_false_predict_count_is_rejected(text: str, expected: str) -> None:
 
 
 def test_an_exercise_without_predict_cells_must_be_said() -> None:
-    lesson = next(lesson for lesson in COURSE.lessons if lesson.exercise and not predict_count(ROOT / lesson.exercise))
+    lesson = next(lesson for lesson in COURSE.lessons if lesson.solution and not predict_count(ROOT / lesson.solution))
     section = GOOD.replace("## 03 · Text to lines", f"## {lesson.name}")
     assert any("has no *Predict* cells" in p for p in predict_problems(section, (lesson,)))
     assert predict_problems(section.replace("two *Predict* cells", "no *Predict* cells"), (lesson,)) == []
