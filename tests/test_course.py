@@ -114,7 +114,9 @@ def test_a_course_map_whose_markers_were_lost_is_found_by_its_table(repo: Path, 
 def test_a_wrong_title_is_reported(repo: Path, check: Callable[[Path], Checked]) -> None:
     edit(repo / "notebooks/06-payloads.ipynb", '"# 06 · Payloads\\n"', '"# 06 · JSON payloads\\n"')
     result = check(repo)
-    assert "its title '# 06 · JSON payloads' does not start with '# 06 · Payloads'" in result.stderr
+    assert "its title '# 06 · JSON payloads' does not name '06 · Payloads'" in result.stderr
+    edit(repo / "solutions/06-payloads.ipynb", '"# Exercise 06 · Payloads\\n"', '"# Exercise 06 · JSON\\n"')
+    assert "solutions/06-payloads.ipynb: its title '# Exercise 06 · JSON' does not name '06 · Payloads'" in check(repo).stderr
 
 
 @pytest.mark.parametrize(

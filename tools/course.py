@@ -248,15 +248,16 @@ def table_problems(course: Course, texts: dict[str, str]) -> list[str]:
 
 
 def title_problems(course: Course, texts: dict[str, str]) -> list[str]:
-    """Header titles that do not start as the manifest says (the rest of the title is free)."""
+    """Header titles that do not name the lesson as the manifest does: a lesson's starts with
+    ``# NN · Title`` (a subtitle may follow), an exercise's or solution's holds ``NN · Title``."""
     problems = table_problems(course, texts)
     for lesson in course.lessons:
-        for path, prefix in ((lesson.notebook, "# "), (lesson.solution, "# Exercise "), (lesson.exercise, "# Exercise ")):
+        for path in (lesson.notebook, lesson.solution, lesson.exercise):
             if path is None:
                 continue
             title = _header_text(texts[path]).split("\n")[0]
-            if not title.startswith(prefix + lesson.name):
-                problems.append(f"{path}: its title {title!r} does not start with {prefix + lesson.name!r} (course.toml's title)")
+            if not (title.startswith(f"# {lesson.name}") if path == lesson.notebook else lesson.name in title):
+                problems.append(f"{path}: its title {title!r} does not name {lesson.name!r} (course.toml's title)")
     return problems
 
 
