@@ -440,6 +440,13 @@ def _left_out(course: Course, workshop: Workshop) -> list[str]:
     return out
 
 
+def _part_in(lesson: Lesson, workshop: Workshop) -> str:
+    """A lesson's place in a plan: taught (with its exercise or not), or optional."""
+    if f"lesson {lesson.id}" not in workshop.plan:
+        return "optional"
+    return "taught + exercise" if f"exercise {lesson.id}" in workshop.plan else "taught"
+
+
 def _slot_row(slot: Slot) -> str:
     what = slot.what
     if slot.lesson is not None:
@@ -467,7 +474,7 @@ def workshop_section(course: Course, workshop: Workshop) -> str:
     ]
     left = _left_out(course, workshop)
     if left:
-        lines += [f"**Not in this plan** (learners can take them alone, in order; minutes in brackets): {', '.join(left)}.", ""]
+        lines += [f"**Optional, not in this plan** (learners can take them alone, in order; minutes in brackets): {', '.join(left)}.", ""]
     if workshop.cut_first:
         cuts = [f"{item} ({item_slot(course, item, 0).minutes} min)" for item in workshop.cut_first]
         lines += [f"**Running late? Cut, in this order:** {', '.join(cuts)}. The instructor notes say what to show instead.", ""]
@@ -487,16 +494,17 @@ def schedule_page(course: Course) -> str:
         "",
         "## Lesson times",
         "",
-        "| Lesson | Teaching (min) | Exercise (min) | Reading (min) | Needs |",
-        "|---|---|---|---|---|",
+        "| Lesson | Teaching (min) | Exercise (min) | Reading (min) | Needs | " + " | ".join(w.name for w in course.workshops) + " |",
+        "|---|---|---|---|---|" + "---|" * len(course.workshops),
     ]
     for lesson in course.lessons:
         exercise = str(lesson.exercise_minutes) if lesson.exercise else "-"
         needs = ", ".join(lesson.prerequisites) or "-"
-        lines.append(f"| [{lesson.name}](../{lesson.notebook}) | {lesson.teaching_minutes} | {exercise} | {lesson.reading_minutes} | {needs} |")
+        plans = " | ".join(_part_in(lesson, workshop) for workshop in course.workshops)
+        lines.append(f"| [{lesson.name}](../{lesson.notebook}) | {lesson.teaching_minutes} | {exercise} | {lesson.reading_minutes} | {needs} | {plans} |")
     totals = [sum(getattr(lesson, key) for lesson in course.lessons) for key in ("teaching_minutes", "exercise_minutes", "reading_minutes")]
     lines += [
-        f"| **All lessons** | **{totals[0]}** | **{totals[1]}** | **{totals[2]}** | |",
+        f"| **All lessons** | **{totals[0]}** | **{totals[1]}** | **{totals[2]}** | |" + " |" * len(course.workshops),
         "",
         f"Everything, taught with every exercise, is {totals[0] + totals[1]} minutes before any break: more",
         "than a day. The plans below say what they leave out and what to cut first.",
