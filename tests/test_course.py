@@ -71,6 +71,7 @@ def test_a_hand_edited_readme_time_fails_the_check(repo: Path, check: Callable[[
     assert result.returncode == 1
     assert "README.md differs from course.toml" in result.stderr
     assert f"-{line.replace('| 30 | [25]', '| 35 | [25]')}" in result.stderr and f"+{line}" in result.stderr
+    assert "cells now -> from course.toml: '35' -> '30'" in result.stderr
     assert course.write(repo) == ["README.md"]
     assert check(repo).returncode == 0
 

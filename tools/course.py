@@ -550,10 +550,20 @@ def differences(root: Path = ROOT) -> list[str]:
 
 
 def _diff(current: str, wanted: str, path: str) -> Iterator[str]:
+    """The changed lines; for a changed table row, also the cells that differ (a row is long)."""
     if path.endswith(".ipynb"):
         current, wanted = (_header_text(text) for text in (current, wanted))
-    lines = difflib.unified_diff(current.splitlines(), wanted.splitlines(), "now", "course.toml", n=0, lineterm="")
-    return (f"    {line}" for line in lines if not line.startswith(("---", "+++")))
+    now, then = current.splitlines(), wanted.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, now, then, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        yield f"    @@ line {i1 + 1} @@"
+        yield from (f"    -{line}" for line in now[i1:i2])
+        yield from (f"    +{line}" for line in then[j1:j2])
+        for old, new in zip(now[i1:i2], then[j1:j2]):
+            cells = [(a.strip(), b.strip()) for a, b in zip(old.split("|"), new.split("|")) if a != b]
+            if old.startswith("|") and new.startswith("|") and cells:
+                yield "    cells now -> from course.toml: " + ", ".join(f"{a!r} -> {b!r}" for a, b in cells)
 
 
 def _header_text(notebook_text: str) -> str:
