@@ -51,6 +51,7 @@ from ..layered import PROFILES
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
 from . import fixtures as fixture_files
+from .blocks import check_block_cutter  # noqa: F401  exercise 09, re-exported: every check is imported from here
 from .fixtures import Fixture, load_fixtures
 from .harness import (
     PAIRS_MAX_BYTES,
