@@ -4,7 +4,9 @@ the direction right, and rejects a cutter that is not the learner's own."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,8 @@ from sse_course.classroom.blocks import BlockCutter
 from sse_course.classroom.checks import CheckFailed, check_block_cutter
 from sse_course.classroom.fixtures import load_fixtures
 from sse_course.classroom.harness import STRATEGIES, chunks_of, partitions
+from sse_course.classroom.render import render_blocks
+from sse_course.classroom.widgets import split_explorer
 from sse_course.lines import LineSplitter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,3 +247,22 @@ def test_every_rule_case_is_a_strategy_input_too() -> None:
     for fixture, own in blocks.rule_fixtures():
         assert chunks_of(fixture.raw, own) == blocks.RULE_CASES[fixture.name][1]
         assert fixture.checked_under == tuple(STRATEGIES)
+
+
+# --- lesson 09's explorer -------------------------------------------------------
+
+
+def test_the_block_table_shows_each_feeds_blocks_and_held_bytes() -> None:
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>", render_blocks(b"data: a\r\r\ndata: b", [8]))
+    assert [row[0] for row in rows] == ["chunk 1", "chunk 2", "close()"]
+    assert rows[0][2] == "<i>none</i>" and html.unescape(rows[0][3]) == "<code>b'data: a\\r'</code>"
+    assert html.unescape(rows[1][2]) == "<code>b'data: a\\r\\r'</code>" and html.unescape(rows[1][3]) == "<code>b'data: b'</code>"
+    assert html.unescape(rows[2][2]).startswith("<code>b'data: b'</code>")
+
+
+def test_the_block_explorer_redraws_when_its_slider_moves() -> None:
+    raw = b"data: a\r\r\ndata: b\n\n"
+    explorer = split_explorer(raw, [8], render=render_blocks)
+    before = explorer.view.value
+    explorer.sliders[0].value = 9
+    assert explorer.view.value != before and explorer.view.value == render_blocks(raw, [9])
