@@ -256,7 +256,7 @@ def test_the_block_table_shows_each_feeds_blocks_and_held_bytes() -> None:
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>", render_blocks(b"data: a\r\r\ndata: b", [8]))
     assert [row[0] for row in rows] == ["chunk 1", "chunk 2", "close()"]
     assert rows[0][2] == "<i>none</i>" and html.unescape(rows[0][3]) == "<code>b'data: a\\r'</code>"
-    assert html.unescape(rows[1][2]) == "<code>b'data: a\\r\\r'</code>" and html.unescape(rows[1][3]) == "<code>b'data: b'</code>"
+    assert html.unescape(rows[1][2]) == "<code>b'data: a\\r\\r\\n'</code>" and html.unescape(rows[1][3]) == "<code>b'data: b'</code>"
     assert html.unescape(rows[2][2]).startswith("<code>b'data: b'</code>")
 
 
