@@ -54,7 +54,7 @@ def test_the_reference_keeps_every_byte_but_the_lfs_it_may_drop() -> None:
     """In one chunk nothing is dropped; under any split, only LFs right after a CR are."""
     assert not without_some_crlf_lfs(b"a\nb", b"ab") and without_some_crlf_lfs(b"a\r\nb", b"a\rb")
     for fixture in load_fixtures():
-        for cuts in partitions(fixture.raw, ("whole", "single", "one_byte")):
+        for cuts in partitions(fixture.raw, ("whole", "single", "one_byte") if b"\r" in fixture.raw else ("whole",)):
             out, tail = feeds(BlockCutter(), chunks_of(fixture.raw, cuts))
             kept = b"".join(block for feed in out for block in feed) + tail
             assert kept == fixture.raw if not cuts else without_some_crlf_lfs(fixture.raw, kept), (fixture.id, cuts)
