@@ -7,9 +7,10 @@ decoded on its own, once (lesson 09).
 
 :class:`BlockCutter` is the reference; :func:`check_block_cutter` compares a
 learner's cutter with it, feed by feed, on every fixture under every partition
-strategy of the harness, and on inputs chosen to separate the rules. It is
-re-exported by :mod:`sse_course.classroom.checks`, which is why this module
-imports checks.py only when a check runs.
+strategy of the harness, and on inputs chosen to separate the rules. The check
+itself is declared in :mod:`sse_course.classroom.checks` (where every check
+lives, with the engine's verdicts and shrinking); this module gives it the
+reference, the inputs, the comparison and the messages.
 """
 
 from __future__ import annotations
@@ -278,54 +279,40 @@ def borrowed(factory: Any) -> str | None:
     return None
 
 
-def holds_package_object(cutter: Any) -> str | None:
+def holds_package_object(factory: Callable[[], Any]) -> str | None:
+    """What of the package a fresh cutter holds, if anything (a stub is left to the check)."""
+    try:
+        cutter = factory()
+    except NotImplementedError:
+        return None
     held = next((value for value in getattr(cutter, "__dict__", {}).values() if from_package(value)), None)
     return None if held is None else f"it holds a {type(held).__module__}.{type(held).__qualname__}"
 
 
-NOT_YOURS = (
-    "your block cutter is NOT YOURS: {how}.\n"
-    "The task asks for a cutter written on bytes alone: bytes.find / index / split and slicing, "
-    "no decoding, and none of the package's decoder, line splitter or parsers."
-)
+def not_yours(factory: Callable[[], Any]) -> str | None:
+    """The verdict on a cutter built on the package's own code, or None."""
+    how = borrowed(factory) or holds_package_object(factory)
+    if how is None:
+        return None
+    return (
+        f"your block cutter is NOT YOURS: {how}.\n"
+        "The task asks for a cutter written on bytes alone: bytes.find / index / split and slicing, "
+        "no decoding, and none of the package's decoder, line splitter or parsers."
+    )
 
 
-# --- the check ----------------------------------------------------------------
+# --- what the check compares ------------------------------------------------------
 
 
-def check_block_cutter(factory: Callable[[], Any]) -> None:
-    """Exercise 09: ``factory()`` returns a cutter with ``feed(bytes) -> list[bytes]``
-    (the blocks the chunk completes) and ``close() -> bytes`` (the bytes after the
-    last block). Prints what it verified, or that the cutter is not attempted yet;
-    raises CheckFailed with the smallest split that shows a wrong cutter."""
-    from . import checks  # checks.py re-exports this function: imported here, when a check runs
-
-    checks.exercise("your block cutter")(lambda: verify_cutter(factory, checks))()
+def compare(raw: bytes, cuts: Partition, make: Callable[[], Any]) -> tuple[tuple, str] | None:
+    """How ``make``'s cutter differs from the reference on ``raw`` cut at ``cuts``, or None."""
+    return cutting_difference(reference_cutting(raw, cuts), cut_with(make, chunks_of(raw, cuts)))
 
 
-def verify_cutter(factory: Callable[[], Any], checks: types.ModuleType) -> str:
-    """Compare with :class:`BlockCutter` on every case and partition; say what was verified."""
-    how = borrowed(factory) or holds_package_object(checks.guarded(factory)()._target)
-    if how:
-        raise checks.CheckFailed(NOT_YOURS.format(how=how))
-    make = checks.guarded(factory)
-
-    def fails(raw: bytes, cuts: Partition) -> Any:
-        found = cutting_difference(reference_cutting(raw, cuts), cut_with(make, chunks_of(raw, cuts)))
-        return None if found is None else checks.Difference(*found)
-
-    count = fixtures = 0
-    for fixture, chosen in cases(checks.check_partitions):
-        for cuts in chosen:
-            found = fails(fixture.raw, cuts)
-            if found is not None:
-                raw, cuts, found = checks.shrink(fails, fixture.raw, cuts, found)
-                raise checks.CheckFailed(failure_message(fixture, raw, cuts, found.says, make), found, raw, cuts, fails)
-        count += len(chosen)
-        fixtures += 1
+def verified(fixtures: int, partitions: int) -> str:
     return (
         f"gives the expected blocks read by read and the expected close() on {fixtures - len(RULE_CASES)} fixtures "
-        f"and {len(RULE_CASES)} inputs chosen to separate the rules, under {count} partitions in all"
+        f"and {len(RULE_CASES)} inputs chosen to separate the rules, under {partitions} partitions in all"
     )
 
 
