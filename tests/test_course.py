@@ -92,7 +92,11 @@ def test_a_hand_edited_header_time_is_found_and_rewritten_without_touching_outpu
 
 
 def test_a_changed_manifest_reaches_every_page(repo: Path, check: Callable[[Path], Checked]) -> None:
-    edit(repo / "course.toml", "reading_minutes = 35\n", "reading_minutes = 40\n")
+    manifest = repo / "course.toml"
+    text = manifest.read_text(encoding="utf-8")
+    lesson = text.index('id = "04"')
+    at = text.index("reading_minutes = 35\n", lesson)  # lesson 04's own entry, whatever other lessons read
+    manifest.write_text(text[:at] + "reading_minutes = 40\n" + text[at + len("reading_minutes = 35\n"):], encoding="utf-8")
     assert check(repo).returncode == 1
     assert "notebooks/04-lines-to-events.ipynb" in course.write(repo)
     header = course._header_text((repo / "notebooks/04-lines-to-events.ipynb").read_text(encoding="utf-8"))
