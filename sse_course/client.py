@@ -20,8 +20,9 @@ The standard's rules, as this client applies them:
   redirects are followed;
 * a 200 whose media type is ``text/event-stream`` (parameters allowed, any
   letter case) is parsed by a new :class:`~sse_course.SSEParser` per
-  connection (``browser`` profile by default), fed ``response.iter_bytes()``
-  so that content encodings (gzip, deflate) are already decoded;
+  connection (``browser`` profile by default), fed the body's bytes with
+  their content coding undone (:func:`~sse_course.httpx_adapter.body_chunks`:
+  gzip and deflate by the client itself, any other coding by httpx);
 * when the connection drops or a network error happens, the client waits the
   reconnection time (the stream's last ``retry``, else
   :data:`INITIAL_RECONNECTION_MS`) and reconnects with ``Last-Event-ID`` set

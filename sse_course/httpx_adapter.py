@@ -6,7 +6,9 @@ purpose: httpx's own ``client.stream(...)`` opens the response, its
 ``iter_bytes()`` / ``aiter_bytes()`` yields the body's chunks as they were read,
 with the content encoding (gzip, deflate) already undone: that is the HTTP
 layer's job. No text decoding, no line splitting: those are the parser's job,
-and the package's parser does the rest. (``iter_raw()`` would hand the parser
+and the package's parser does the rest. (The reconnecting client reads
+through :func:`body_chunks` instead, which undoes gzip and deflate itself so
+that a corrupt byte loses nothing decoded before it.) (``iter_raw()`` would hand the parser
 compressed bytes: ``DecodeError: invalid UTF-8 at byte 1: b'\\x8b'`` on gzip.)::
 
     with httpx.Client() as client, client.stream("GET", url, headers=sse_headers()) as response:
