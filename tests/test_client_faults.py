@@ -464,7 +464,7 @@ def test_each_failure_while_reading_is_a_drop_with_its_reason(mode: str) -> None
         [NO_CONTENT],
     ]
     with FaultServer(*scripts) as server:
-        items, source = read(mode, server.url, notices=True, read_timeout=0.2)
+        items, source = read(mode, server.url, notices=True, read_timeout=0.3)
     assert [item if isinstance(item, Event) else (item.reason, type(item.error).__name__) for item in items] == [
         Event("message", "a", "1", 1),
         ("ended", "NoneType"),
