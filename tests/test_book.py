@@ -35,6 +35,7 @@ from urllib.parse import quote, unquote, urldefrag
 
 import nbformat
 import pytest
+from course_tool import course  # also registers tools/course.py as the module build_book imports
 from test_browser import launched_browser, require_browser
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -246,8 +247,8 @@ def book_pages() -> set[str]:
     """The pages the manifest and docs/ promise, as built paths."""
     pages = {"index.html", "search.html", "README.html"}
     pages |= {f"docs/{path.stem}.html" for path in (ROOT / "docs").glob("*.md")}
-    for lesson in build_book.read_manifest(ROOT):
-        pages |= {str(Path(path).with_suffix(".html")) for path in lesson.twins().values()}
+    for lesson in course.load(ROOT).lessons:
+        pages |= {str(Path(path).with_suffix(".html")) for path in build_book.twins(lesson).values()}
     return pages
 
 
@@ -282,7 +283,7 @@ def test_building_into_a_folder_keeps_what_was_there(book: tuple[list[str], Path
 def test_the_home_page_is_the_course_map_from_the_manifest(book: tuple[list[str], Path]) -> None:
     _, out = book
     body = (out / "index.html").read_text(encoding="utf-8")
-    for lesson in build_book.read_manifest(ROOT):
+    for lesson in course.load(ROOT).lessons:
         assert f'href="{Path(lesson.notebook).with_suffix(".html")}"' in body
         assert f"reading {lesson.reading_minutes} min" in body
         assert f"teaching it live, {lesson.teaching_minutes} min" in body
@@ -291,7 +292,7 @@ def test_the_home_page_is_the_course_map_from_the_manifest(book: tuple[list[str]
 
 def test_a_solution_page_is_marked_titled_apart_and_links_its_lesson_and_exercise(book: tuple[list[str], Path]) -> None:
     _, out = book
-    lesson = next(lesson for lesson in build_book.read_manifest(ROOT) if lesson.solution)
+    lesson = next(lesson for lesson in course.load(ROOT).lessons if lesson.solution)
     body = (out / lesson.solution).with_suffix(".html").read_text(encoding="utf-8")
     exercise = (out / lesson.exercise).with_suffix(".html").read_text(encoding="utf-8")
     assert "open it only after your own check passes" in body

@@ -34,21 +34,16 @@ import html
 import sys
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from course import Lesson, load as load_course  # tools/course.py: course.toml, read and checked
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "build" / "book"
 CONF_DIR = ROOT / "tools" / "book"
-MANIFEST = "course.toml"
 INSTRUCTOR_NOTES = "docs/instructor-notes.md"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -63,39 +58,10 @@ BANNERS = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Lesson:
-    """One ``[[lesson]]`` of the manifest, with the fields the book uses."""
-
-    id: str
-    title: str
-    notebook: str
-    exercise: str | None
-    solution: str | None
-    reading_minutes: int
-    exercise_minutes: int
-    teaching_minutes: int
-    prerequisites: tuple[str, ...]
-    objectives: tuple[str, ...]
-
-    @classmethod
-    def from_table(cls, table: dict[str, Any]) -> Lesson:
-        return cls(
-            **{name: table.get(name) for name in ("id", "title", "notebook", "exercise", "solution")},
-            **{name: table[name] for name in ("reading_minutes", "exercise_minutes", "teaching_minutes")},
-            prerequisites=tuple(table["prerequisites"]),
-            objectives=tuple(table["objectives"]),
-        )
-
-    def twins(self) -> dict[str, str]:
-        """The lesson's pages by kind (lesson, exercise, solution), those it has."""
-        pages = {"lesson": self.notebook, "exercise": self.exercise, "solution": self.solution}
-        return {kind: path for kind, path in pages.items() if path}
-
-
-def read_manifest(root: Path = ROOT) -> list[Lesson]:
-    with (root / MANIFEST).open("rb") as file:
-        return [Lesson.from_table(table) for table in tomllib.load(file)["lesson"]]
+def twins(lesson: Lesson) -> dict[str, str]:
+    """The lesson's pages by kind (lesson, exercise, solution), those it has."""
+    pages = {"lesson": lesson.notebook, "exercise": lesson.exercise, "solution": lesson.solution}
+    return {kind: path for kind, path in pages.items() if path}
 
 
 # --- the home page: the course map --------------------------------------------------
@@ -233,11 +199,11 @@ def banner(kind: str, lesson: Lesson, page: str) -> str:
     """A MyST admonition saying what the page is, with links to its twins."""
     style, text = BANNERS[kind]
     depth = "../" * page.count("/")
-    twins = " · ".join(
-        f"**{name} {lesson.id}**" if path == page else f"[{name} {lesson.id}]({depth}{path})"
-        for name, path in zip(("Lesson", "Exercise", "Solution"), lesson.twins().values())
+    links = " · ".join(
+        f"**{kind.capitalize()} {lesson.id}**" if path == page else f"[{kind.capitalize()} {lesson.id}]({depth}{path})"
+        for kind, path in twins(lesson).items()
     )
-    return f":::{{{style}}}\n{text}\n\n{twins}\n:::"
+    return f":::{{{style}}}\n{text}\n\n{links}\n:::"
 
 
 def mark(notebook: nbformat.NotebookNode, kind: str, lesson: Lesson, page: str) -> None:
@@ -260,13 +226,13 @@ def stage_notebook(root: Path, staged: Path, page: str, kind: str, lesson: Lesso
 
 def stage(root: Path, staged: Path) -> None:
     """Write the book's sources under ``staged``: the home page, the notebooks, the docs."""
-    lessons = read_manifest(root)
+    lessons = list(load_course(root).lessons)
     docs = sorted(path.relative_to(root).as_posix() for path in (root / "docs").glob("*.md"))
     for page in ["README.md", *docs]:
         (staged / page).parent.mkdir(parents=True, exist_ok=True)
         (staged / page).write_text((root / page).read_text(encoding="utf-8"), encoding="utf-8")
     for lesson in lessons:
-        for kind, page in lesson.twins().items():
+        for kind, page in twins(lesson).items():
             stage_notebook(root, staged, page, kind, lesson)
     (staged / "index.md").write_text(home_page(lessons, docs), encoding="utf-8")
 

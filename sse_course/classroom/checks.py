@@ -51,6 +51,7 @@ from ..layered import PROFILES
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
 from . import fixtures as fixture_files
+from . import blocks
 from .fixtures import Fixture, load_fixtures
 from .harness import (
     PAIRS_MAX_BYTES,
@@ -1151,3 +1152,32 @@ def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
         f"is right under {count} partitions in both profiles, and catches {TARGET}"
         + (", which every shipped fixture misses" if missed else "")
     )
+
+
+# --- exercise 09: blocks cut on the bytes -------------------------------------
+
+
+@exercise("your block cutter")
+def check_block_cutter(factory: Callable[[], Any]) -> str:
+    """Exercise 09: ``factory()`` returns a cutter with ``feed(bytes) -> list[bytes]``
+    (the blocks the chunk completes) and ``close() -> bytes`` (the bytes after the
+    last block), compared feed by feed with the course's (blocks.py), which also
+    gives the inputs and the directions."""
+    refused = blocks.not_yours(factory)
+    if refused:
+        raise CheckFailed(refused)
+    make = guarded(factory)
+
+    def fails(raw: bytes, cuts: Partition) -> Difference | None:
+        found = blocks.compare(raw, cuts, make)
+        return None if found is None else Difference(*found)
+
+    count = fixtures = 0
+    for fixture, chosen in blocks.cases(check_partitions):
+        for cuts in chosen:
+            if (found := fails(fixture.raw, cuts)) is not None:
+                raw, cuts, found = shrink(fails, fixture.raw, cuts, found)
+                raise CheckFailed(blocks.failure_message(fixture, raw, cuts, found.says, make), found, raw, cuts, fails)
+        count += len(chosen)
+        fixtures += 1
+    return blocks.verified(fixtures, count)
