@@ -1,5 +1,12 @@
 """Sphinx settings for the course's book (built by ``tools/build_book.py``, which stages the sources)."""
 
+import posixpath
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
 project = "sse-course"
 html_title = "sse-course"
 extensions = ["myst_nb"]
@@ -33,13 +40,6 @@ html_theme_options = {
 
 
 # --- links to the repository that are not pages -----------------------------------------
-
-import posixpath  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from docutils import nodes  # noqa: E402
-from sphinx import addnodes  # noqa: E402
-from sphinx.transforms.post_transforms import SphinxPostTransform  # noqa: E402
 
 #: Folders whose pages the book holds: a link to the folder itself goes to the course map.
 PARTS = ("notebooks", "exercises", "solutions", "docs")
