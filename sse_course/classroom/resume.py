@@ -327,8 +327,8 @@ def problems_at(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, 
     problems = id_problems(plan, outcome.requests)
     if isinstance(outcome.raised, KeptConnecting):
         return [*problems, Problem(Kind.EXTRA, f"the check stopped your loop: it {outcome.raised}", "more")]
-    if outcome.raised is not None:
-        return [*problems, Problem(Kind.WRONG_ERROR, f"your loop raised {type(outcome.raised).__name__}: {outcome.raised}", "unexpected")]
+    if outcome.raised is not None:  # the error is the diagnosis; the requests it cut short follow from it
+        return [Problem(Kind.WRONG_ERROR, f"your loop raised {type(outcome.raised).__name__}: {outcome.raised}", "unexpected"), *problems]
     return problems + event_problems(planned_events(plan), outcome.events) + wait_problems(plan, outcome.sleeps)
 
 
