@@ -393,6 +393,7 @@ LINE_LIMIT = layer_check(
 def check_line_limit(factory: Callable[..., Any]) -> str:
     """Lesson 05: ``factory(max_line_chars=n, strict=...)`` returns a splitter
     that raises ``LineTooLong`` as soon as a line passes ``n`` characters."""
+    LINE_LIMIT.refuse_subclass(factory)
     watch = Watch(LINE_LIMIT.not_yours)
     make = guarded(factory, [], watch)
     huge = compose("strict", {}, splitter=make(**limit_arguments("strict", {"max_line_chars": HUGE_LIMIT})))

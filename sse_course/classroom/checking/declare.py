@@ -90,8 +90,8 @@ class StreamCheck:
         """Raise the first difference, shrunk; else say what was verified.
         ``own=False`` skips NOT YOURS (the zoo's members subclass the package on purpose)."""
         rule = self.not_yours if own else None
-        if rule is not None and (reason := rule.subclassed(factory)):
-            raise not_yours(self.what, rule, reason)
+        if own:
+            self.refuse_subclass(factory)
         watch = Watch(rule)
         make = guarded(factory, self.empty, watch)
         fixtures = self.fixtures()
@@ -108,6 +108,11 @@ class StreamCheck:
             f"{' (class and offset)' if self.full_trace else ''} on {shipped} fixtures{generated}, "
             f"under {count} partitions in all (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})"
         )
+
+    def refuse_subclass(self, factory: Callable[..., Any]) -> None:
+        """NOT YOURS at once for a subclass of what the task asks to write."""
+        if self.not_yours is not None and (reason := self.not_yours.subclassed(factory)):
+            raise not_yours(self.what, self.not_yours, reason)
 
     def _verify_fixture(self, make: Callable[..., Any], fixture: Fixture, profile: str, watch: Watch) -> int:
         options = frozen_options(fixture.options)
