@@ -404,3 +404,10 @@ def test_a_mutant_breaking_one_rule_is_rejected_with_its_direction(check: str, r
     verdict = caught.value.verdict
     assert (verdict.kind, verdict.direction) == (kind, direction), str(caught.value)
     assert verdict.status.value == "failing" and verdict.check == check
+
+
+def test_the_contract_streams_say_what_the_reference_gives() -> None:
+    """Exercise 06's inputs are data with their expected texts and error; the reference agrees."""
+    for stream in checks.NAMED_EVENTS_STREAMS["streams"]:
+        found = checks.contract_oracle(stream["input"].encode(), (), "strict", "{}")
+        assert (found.items(), found.error and found.error[0]) == (stream["texts"], stream.get("error")), stream["name"]

@@ -76,7 +76,7 @@ from .checking import (
     try_it,
 )
 from .checking.compare import no_state, show_error
-from .fixtures import Fixture, load_fixtures
+from .fixtures import Fixture, load_contract, load_fixtures
 from .harness import (
     Partition,
     as_event,
@@ -744,7 +744,7 @@ class NamedEventsReference:
         for event in events:
             index, self.count = self.count, self.count + 1
             if self.done:
-                raise ContractError(f"event {index}: {event.type!r} after done")
+                raise ContractError(f"event {index + 1}: {event.type!r} after done")
             if event.type == "done":
                 self.done = True
             elif event.type in ("delta", "error"):
@@ -757,9 +757,9 @@ class NamedEventsReference:
         try:
             value = json.loads(event.data)
         except json.JSONDecodeError:
-            raise ContractError(f"event {index}: {event.type} data is not JSON") from None
+            raise ContractError(f"event {index + 1}: {event.type} data is not JSON") from None
         if not isinstance(value, dict) or not isinstance(value.get(key), str):
-            raise ContractError(f"event {index}: {event.type} needs a string {key!r}")
+            raise ContractError(f"event {index + 1}: {event.type} needs a string {key!r}")
         return value[key]
 
     def close(self) -> list[str]:
@@ -768,27 +768,16 @@ class NamedEventsReference:
         return []
 
 
-CONTRACT_STREAMS = {
-    "deltas-then-done": ("Two deltas, then the end event.", 'event: delta\ndata: {"text": "Hel"}\n\nevent: delta\ndata: {"text": "lo"}\n\nevent: done\ndata: {}\n\n'),
-    "ping-and-unknown-skipped": ("Keep-alives and types the contract does not name carry no text.", 'event: ping\ndata: {}\n\n: keep-alive\n\nevent: delta\ndata: {"text": "a"}\n\nevent: usage\ndata: {"tokens": 3}\n\nevent: done\ndata:\n\n'),
-    "text-split-across-reads": ("A character of the text may be cut by any read.", 'event: delta\ndata: {"text": "caf\u00e9 \U0001f600"}\n\nevent: done\ndata: {}\n\n'),
-    "json-on-two-lines": ("Data lines join with LF: JSON may span them.", 'event: delta\ndata: {"text":\ndata:  "two lines"}\n\nevent: done\ndata: {}\n\n'),
-    "delta-not-json": ("A delta whose data is not JSON breaks the contract.", 'event: delta\ndata: {"text": "a"}\n\nevent: delta\ndata: {"text": \n\nevent: done\ndata: {}\n\n'),
-    "delta-without-text": ("A delta must carry a string text.", 'event: delta\ndata: {"content": "a"}\n\nevent: done\ndata: {}\n\n'),
-    "error-event": ("The provider reports a failure: the texts before it arrive, then its message is raised.", 'event: delta\ndata: {"text": "a"}\n\nevent: error\ndata: {"message": "overloaded"}\n\n'),
-    "after-done": ("Nothing may follow the end event.", 'event: done\ndata: {}\n\nevent: delta\ndata: {"text": "late"}\n\n'),
-    "no-done": ("A stream cut before done is not complete, though every event is.", 'event: delta\ndata: {"text": "a"}\n\n'),
-    "sentinel-style": ("A [DONE] sentinel is not this contract's end: message events are skipped, done never comes.", 'data: {"text": "a"}\n\ndata: [DONE]\n\n'),
-}
-
-CONTRACT_STRATEGIES = ("whole", "single", "empty_reads", "one_byte", "interesting")
+#: Exercise 06's streams, as data (fixtures/contracts/named_events.json).
+NAMED_EVENTS_STREAMS = load_contract("named_events")
 
 
 @functools.cache
 def contract_fixtures() -> tuple[Fixture, ...]:
+    strategies = tuple(NAMED_EVENTS_STREAMS["checked_under"])
     return tuple(
-        Fixture("contract", name, about, text.encode(), (), {}, {}, CONTRACT_STRATEGIES, __version__)
-        for name, (about, text) in CONTRACT_STREAMS.items()
+        Fixture("contract", stream["name"], stream["about"], stream["input"].encode(), (), {}, {}, strategies, __version__)
+        for stream in NAMED_EVENTS_STREAMS["streams"]
     )
 
 
