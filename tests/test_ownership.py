@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import learner_code
-from sse_course.classroom import checks
+from sse_course.classroom import blocks, checks
 from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.checking.declare import reference_parts
 from sse_course.decoding import Utf8Decoder
@@ -89,6 +89,41 @@ class SubclassesTheSplitter(LineSplitter):
     pass
 
 
+class CutterOnTheSplitter(LineSplitter):
+    """A block cutter built on the package's line splitter (bytes read as Latin-1)."""
+
+    def feed(self, chunk: bytes) -> list[bytes]:  # type: ignore[override]
+        return [line.encode("latin-1") for line in super().feed(chunk.decode("latin-1"))]
+
+
+class WrapsTheCoursesCutter:
+    def __init__(self) -> None:
+        self.inner = blocks.BlockCutter()
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return self.inner.feed(chunk)
+
+    def close(self) -> bytes:
+        return self.inner.close()
+
+
+class Holder:
+    """Names nothing of the package, but is handed one of its objects."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return self.inner.feed(chunk)
+
+    def close(self) -> bytes:
+        return self.inner.close()
+
+
+def handed_a_cutter() -> Holder:
+    return Holder(blocks.BlockCutter())
+
+
 #: check -> (the code that is not the learner's, the direction NOT YOURS states, the task's words shown).
 NOT_YOURS: dict[str, tuple[Callable[..., Any], str, str]] = {
     "decoder-wrapper": (checks.check_decoder, WrapsUtf8Decoder, "calls", "no Utf8Decoder"),
@@ -100,6 +135,10 @@ NOT_YOURS: dict[str, tuple[Callable[..., Any], str, str]] = {
     "byte-lines-subclass": (checks.check_byte_lines, SubclassesLineSplitter, "subclass", "not the package's LineSplitter"),
     "line-limit-wrapper": (checks.check_line_limit, DelegatesTheLimit, "raised by", "write the limit yourself"),
     "line-limit-subclass": (checks.check_line_limit, SubclassesTheSplitter, "subclass", "must not subclass it"),
+    "block-cutter-wrapper": (checks.check_block_cutter, WrapsTheCoursesCutter, "calls", "bytes alone"),
+    "block-cutter-subclass": (checks.check_block_cutter, CutterOnTheSplitter, "subclass", "line splitter or parsers"),
+    "block-cutter-handed-in": (checks.check_block_cutter, handed_a_cutter, "calls", "bytes alone"),
+    "block-cutter-the-reference": (checks.check_block_cutter, blocks.BlockCutter, "subclass", "bytes alone"),
 }
 
 
@@ -116,7 +155,7 @@ def test_code_that_reaches_the_package_is_not_yours(case: str) -> None:
 
 
 def test_every_write_x_part_has_a_wrapper_and_a_subclass_case() -> None:
-    for check in (checks.check_decoder, checks.check_byte_lines, checks.check_line_limit):
+    for check in (checks.check_decoder, checks.check_byte_lines, checks.check_line_limit, checks.check_block_cutter):
         directions = {direction for found, _, direction, _ in NOT_YOURS.values() if found is check}
         assert "subclass" in directions and directions - {"subclass"}, check.__name__
 

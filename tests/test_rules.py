@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import learner_code
-from learner_code import ByteLines, Decoder, LineLimit
+from learner_code import BlockCutter, ByteLines, Decoder, LineLimit
 from sse_course import DecodeError
 from sse_course.classroom import checks
 from sse_course.classroom.checking import CheckFailed, Kind
@@ -312,6 +312,76 @@ class NoEndMarker(JSONPayloads):
         super().__init__(**{**config, "end_marker": None})
 
 
+# --- exercise 09: blocks cut on the bytes ---------------------------------------------
+
+
+class CutterCrWaits(BlockCutter):
+    """Waits for the next chunk after a CR, to see whether an LF follows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cr = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        chunk, self.cr = self.cr + chunk, b""
+        if chunk.endswith(b"\r"):
+            chunk, self.cr = chunk[:-1], b"\r"
+        return super().feed(chunk)
+
+    def close(self) -> bytes:
+        return super().close() + self.cr
+
+
+class CutterForgetsTheCr(BlockCutter):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self.after_cr = False
+        return super().feed(chunk)
+
+
+class CutterEmptyChunkResets(BlockCutter):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            self.after_cr = False
+        return super().feed(chunk)
+
+
+class OnlyLfLf:
+    """Finds only LF LF: a CR blank line never ends a block."""
+
+    def __init__(self) -> None:
+        self.held = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        *found, self.held = (self.held + chunk).split(b"\n\n")
+        return [block + b"\n\n" for block in found]
+
+    def close(self) -> bytes:
+        return self.held
+
+
+class CutterDropsInnerLf(BlockCutter):
+    """Drops the LF of a CRLF split between chunks inside a block, too."""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if self.after_cr and chunk.startswith(b"\n") and self.held:
+            chunk = chunk[1:]
+            self.after_cr = False
+        return super().feed(chunk)
+
+
+class CutterDecodes(BlockCutter):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return [block.decode("utf-8").encode("utf-8") for block in super().feed(chunk)]
+
+
+class CutterLosesTheRest(BlockCutter):
+    def close(self) -> bytes:
+        super().close()
+        return b""
+
+
 def pipeline_of(adapter: type) -> Callable[..., Any]:
     return lambda **config: checks.AdapterPipeline(adapter(**config))
 
@@ -383,6 +453,15 @@ MUTANTS: dict[str, dict[str, tuple[tuple, tuple[Kind, str]]]] = {
     "check_payloads": {
         "complete-events-only": ((PAYLOAD_ZOO["per-chunk-json"],), (Kind.MISSING, "never")),
     },
+}
+MUTANTS["check_block_cutter"] = {
+    "cr-at-once": ((CutterCrWaits,), (Kind.MISSING, "late")),
+    "lf-after-cr-dropped": ((CutterForgetsTheCr,), (Kind.EXTRA, "more")),
+    "lf-after-empty-chunks": ((CutterEmptyChunkResets,), (Kind.EXTRA, "more")),
+    "every-blank-line": ((OnlyLfLf,), (Kind.MISSING, "never")),
+    "every-byte-once": ((CutterDropsInnerLf,), (Kind.WRONG_VALUE, "")),
+    "bytes-only": ((CutterDecodes,), (Kind.WRONG_ERROR, "unexpected")),
+    "close-rest": ((CutterLosesTheRest,), (Kind.WRONG_VALUE, "")),
 }
 #: The pipeline check meets the adapter's mistakes behind the package's parser.
 MUTANTS["check_payloads"].update(

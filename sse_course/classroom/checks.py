@@ -47,13 +47,15 @@ from .. import __version__
 from .. import decoding, layered, lines, parser
 from ..decoding import Utf8Decoder
 from ..errors import DEFAULT_MAX_LINE_CHARS, SSEError
-from ..events import MAX_RETRY_MS, Event
+from .. import events as package_events
+from ..events import MAX_RETRY_MS, Event, EventAssembler
 from ..events import parse_retry as package_parse_retry
 from ..events import split_field as package_split_field
 from ..lines import LineSplitter
-from ..layered import PROFILES
+from ..layered import PROFILES, LayeredSSEParser
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
+from . import blocks
 from . import fixtures as fixture_files
 from .checking import (
     CheckFailed,
@@ -65,6 +67,7 @@ from .checking import (
     Trace,
     Watch,
     attempted,
+    check_partitions,
     difference,
     exercise,
     failed,
@@ -92,7 +95,7 @@ from .zoo import ZOO, compose
 
 __all__ = [
     "CheckFailed", "ContractError", "NotAttempted", "ProviderError", "try_it",
-    "check_byte_lines", "check_decoder", "check_encoder", "check_event_assembler", "check_fields",
+    "check_block_cutter", "check_byte_lines", "check_decoder", "check_encoder", "check_event_assembler", "check_fields",
     "check_json_adapter", "check_line_limit", "check_line_splitter", "check_named_events",
     "check_own_fixture", "check_parser", "check_payloads", "check_safe_cut", "check_split_finder",
 ]
@@ -922,6 +925,80 @@ def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
     )
 
 
+
+# --- exercise 09: blocks cut on the bytes -------------------------------------
+
+
+class Rest(bytes):
+    """What a cutter's close() returns: the bytes after the last block, shown as such."""
+
+    def __repr__(self) -> str:
+        return f"rest {bytes.__repr__(self)}"
+
+
+class CloseAsRest:
+    """A block cutter as the engine observes it: close()'s bytes are its one item."""
+
+    def __init__(self, cutter: Any) -> None:
+        self.cutter = cutter
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        return self.cutter.feed(chunk)
+
+    def close(self) -> list[Rest]:
+        return [Rest(self.cutter.close())]
+
+
+def as_block(item: Any) -> Any:
+    return item if isinstance(item, Rest) else bytes(item) if isinstance(item, (bytearray, memoryview)) else item
+
+
+def block_trace(factory: Callable[[], Any], chunks: list) -> Trace:
+    return trace(factory, chunks, normalise=as_block, state=no_state)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def block_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
+    return block_trace(lambda: CloseAsRest(blocks.BlockCutter()), chunks_of(raw, cuts))
+
+
+def block_partitions(fixture: Fixture) -> list[Partition]:
+    """A rule case's own split first, then every strategy of the harness."""
+    own = [cuts for case, cuts in blocks.rule_fixtures() if case.id == fixture.id]
+    return own + check_partitions(fixture)
+
+
+BLOCK_CUTTER = StreamCheck(
+    "your block cutter",
+    rules(
+        ("cr-at-once", "a block is complete as soon as the line end of its blank line arrives: a CR ends a line at once"),
+        ("lf-after-cr-dropped", "the LF right after a blank line's CR is in no block, even in a later chunk"),
+        ("lf-after-empty-chunks", "that LF is still the CR's after any number of empty chunks"),
+        ("every-blank-line", "CR, LF and CRLF each end a line: \\r\\r, \\n\\r\\n and \\r\\n\\r\\n end a block too"),
+        ("every-byte-once", "every byte of the stream is in one block or in close()'s rest, once (but those dropped LFs)"),
+        ("bytes-only", "bytes only, never decoded: invalid UTF-8 passes through"),
+        ("close-rest", "close() returns the bytes after the last block"),
+    ),
+    blocks.block_fixtures,
+    lambda make, _profile, _options: CloseAsRest(make()),
+    block_oracle, block_trace, profiles=("",), noun="block", partitions=block_partitions,
+    not_yours=NotYours(
+        "a cutter written on bytes alone: bytes.find / index / split and slicing, no decoding, "
+        "and none of the package's decoder, line splitter or parsers (not subclassed, held or called)",
+        classes=(blocks.BlockCutter, Utf8Decoder, LineSplitter, EventAssembler, SSEParser, LayeredSSEParser),
+        code=(blocks, decoding, lines, package_events, layered, parser, codecs),
+    ),
+)
+
+
+@exercise("your block cutter")
+def check_block_cutter(factory: Callable[[], Any]) -> str:
+    """Exercise 09: ``factory()`` returns a cutter with ``feed(bytes) -> list[bytes]``
+    (the blocks the chunk completes) and ``close() -> bytes`` (the bytes after the
+    last block), compared feed by feed with the course's (blocks.py)."""
+    return BLOCK_CUTTER.verify(factory)
+
+
 #: Every check's stated rules, by the name notebooks call it: tests/test_rules.py
 #: holds a mutant per rule (lessons 08 and 10 list theirs in live.py and resume.py).
 CHECK_RULES: dict[str, tuple[Rule, ...]] = {
@@ -934,4 +1011,5 @@ CHECK_RULES: dict[str, tuple[Rule, ...]] = {
     "check_named_events": NAMED_EVENTS.rules,
     "check_json_adapter": JSON_ADAPTER.rules,
     "check_payloads": PAYLOADS.rules,
+    "check_block_cutter": BLOCK_CUTTER.rules,
 }
