@@ -46,7 +46,7 @@ from typing import Any
 from .. import __version__
 from .. import decoding, layered, lines, parser
 from ..decoding import Utf8Decoder
-from ..errors import DEFAULT_MAX_LINE_CHARS, SSEError
+from ..errors import DEFAULT_MAX_LINE_CHARS, LineTooLong, SSEError
 from .. import events as package_events
 from ..events import MAX_RETRY_MS, Event, EventAssembler
 from ..events import parse_retry as package_parse_retry
@@ -387,7 +387,8 @@ LINE_LIMIT = layer_check(
         "write the limit yourself, in front of the package's LineSplitter: the splitter's own "
         "max_line_chars must not be what refuses the line, and LineLimit must not subclass it",
         bases=(LineSplitter,),
-        raised_by=(LineSplitter._extend,),
+        raised_by=(lines,),
+        errors=(LineTooLong,),
     ),
 )
 
