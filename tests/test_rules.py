@@ -490,3 +490,11 @@ def test_the_contract_streams_say_what_the_reference_gives() -> None:
     for stream in checks.NAMED_EVENTS_STREAMS["streams"]:
         found = checks.contract_oracle(stream["input"].encode(), (), "strict", "{}")
         assert (found.items(), found.error and found.error[0]) == (stream["texts"], stream.get("error")), stream["name"]
+
+
+def test_expected_and_got_never_print_alike() -> None:
+    """An error that carries other events than expected shows them: the lines differ."""
+    with pytest.raises(CheckFailed) as caught:
+        checks.check_line_limit(LimitIncludesTheEnd)
+    expected, got = (line.split(": ", 1)[1] for line in str(caught.value).splitlines()[-2:])
+    assert expected != got and "carrying [('message', 'ab'" in expected, str(caught.value)

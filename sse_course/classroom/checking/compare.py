@@ -188,6 +188,8 @@ def show_error(error: tuple) -> str:
 
 
 def show_trace(found: Trace) -> str:
-    """Each call's items, then the error, as one line."""
+    """Each call's items, then the error with the items it carried, as one line
+    (so that two traces that differ never print alike)."""
     calls = "[" + ", ".join("[" + ", ".join(repr(item) for item in call) + "]" for call in found.calls) + "]"
-    return calls + (f" then {show_error(found.error)}" if found.error else "")
+    carried = f" carrying [{', '.join(repr(item) for item in found.carried)}]" if found.carried else ""
+    return calls + (f" then {show_error(found.error)}{carried}" if found.error else "")
