@@ -20,8 +20,9 @@ The standard's rules, as this client applies them:
   redirects are followed;
 * a 200 whose media type is ``text/event-stream`` (parameters allowed, any
   letter case) is parsed by a new :class:`~sse_course.SSEParser` per
-  connection (``browser`` profile by default), fed ``response.iter_bytes()``
-  so that content encodings (gzip, deflate) are already decoded;
+  connection (``browser`` profile by default), fed the body's bytes with
+  their content coding undone (:func:`~sse_course.httpx_adapter.body_chunks`:
+  gzip and deflate by the client itself, any other coding by httpx);
 * when the connection drops or a network error happens, the client waits the
   reconnection time (the stream's last ``retry``, else
   :data:`INITIAL_RECONNECTION_MS`) and reconnects with ``Last-Event-ID`` set
@@ -34,7 +35,16 @@ The standard's rules, as this client applies them:
   content type raises :class:`ConnectionFailed` and does not reconnect.
 * a parser error (a line or event over its limit; invalid UTF-8 in the
   ``strict`` profile) is raised as it is: reconnecting would only replay it.
-  A drop mid-event is not an error, in either profile.
+  A connection that ends inside a character or an event is a drop, not an
+  error, in either profile: the network cut those bytes, the server sends them again;
+* what the HTTP library raises is either a drop (:data:`DROPS`: the network,
+  a timeout, a protocol error from the server, a body that cannot be decoded,
+  whose events decoded before the corrupt byte are delivered first) or
+  :class:`RequestFailed` (:data:`REFUSALS`: a request that cannot be made as it
+  stands, such as a redirect loop), which does not reconnect;
+* ``Last-Event-ID`` is sent as browsers send it: UTF-8, without the spaces and
+  tabs at its ends; the ID itself (the events', the next parser's) keeps them.
+* the wait before a reconnection is at most :data:`MAX_WAIT_MS`.
 
 Beyond the standard (each off unless asked for, except where stated):
 
@@ -42,16 +52,21 @@ Beyond the standard (each off unless asked for, except where stated):
   after a connection that delivered events;
 * ``read_timeout=`` seconds: a stream silent for that long counts as dropped;
 * ``last_event_id=``: the ID to send on the first request;
-* ``restart()``: drop the current connection and reconnect at once;
+* ``restart()``: cut the current connection now, idle or not, and reconnect at once;
 * ``comments=True``: :class:`~sse_course.events.Comment` items among the events;
+* ``notices=True``: a :class:`Reconnecting` item before each wait, saying why
+  the connection ended and how long the client waits (a browser's ``error`` event);
 * ``max_reconnects=``: end quietly (``ended == "max_reconnects"``) instead of
   reconnecting forever;
-* ``sleep=``: the function that waits (``time.sleep`` / ``asyncio.sleep``),
-  so tests run instantly and can see every delay.
+* ``sleep=``: the function that waits instead of the client's own wait, so
+  tests run instantly and can see every delay.
 
-Closing the client, leaving its ``with`` / ``async with`` block, or cancelling
-the task that iterates it closes the connection; so does breaking out of a
-sync loop (the loop's generator is freed at once; an async loop's is closed
+Closing the client (from any thread, for the sync one; from any task of its
+event loop, for the async one), leaving its ``with`` / ``async with`` block,
+or cancelling the task that iterates it closes the connection at once, even
+while the loop waits for a response or for the next chunk: the client shuts
+the connection's socket down (httpcore's ``trace`` extension reports the
+socket as it connects). So does breaking out of a sync loop (the loop's generator is freed at once; an async loop's is closed
 later, by the event loop: use ``async with``). Iterating again continues from
 the last event handed over, on a new connection.
 """
@@ -59,20 +74,24 @@ the last event handed over, on a new connection.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json as jsonlib
+import math
 import random
-import time
+import socket
+import ssl
+import threading
 import weakref
-from contextlib import aclosing
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
+from contextlib import aclosing, suppress
 from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
 import httpx
 
-from .errors import IncompleteStream, SSEError
+from .errors import DecodeError, IncompleteStream, SSEError
 from .events import Comment, Event
-from .httpx_adapter import NotAnEventStream, media_type, sse_headers
+from .httpx_adapter import ACCEPT_ENCODING, NotAnEventStream, abody_chunks, body_chunks, media_type, sse_headers
 from .parser import SSEParser
 
 #: The reconnection time before the stream sets ``retry`` (the standard leaves
@@ -80,11 +99,21 @@ from .parser import SSEParser
 #: tests/test_chromium_eventsource.py (the gap between a dropped connection
 #: and Chromium's next request), see the README's section on the client.
 INITIAL_RECONNECTION_MS = 3000
+#: The longest wait before a reconnection (one day), whatever ``retry`` or the
+#: backoff say: the parser keeps a ``retry`` up to 2**64-1 ms, longer than
+#: ``time.sleep`` can wait.
+MAX_WAIT_MS = 24 * 60 * 60 * 1000
 #: Seconds to wait for a connection to open (and, without read_timeout, the
 #: read timeout is off: a stream may rightly be quiet for a long time).
 CONNECT_TIMEOUT = 10.0
 
-Item = Union[Event, Comment]
+#: What the HTTP library raises that the client takes for the standard's
+#: "network error": the connection is over, the client waits and reconnects.
+DROPS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError, httpx.DecodingError)
+#: What it raises when the request cannot be made as it stands (a header HTTP
+#: cannot carry, a URL it cannot fetch, a redirect loop): reconnecting would
+#: fail the same way, so the client raises :class:`RequestFailed`.
+REFUSALS = (httpx.LocalProtocolError, httpx.UnsupportedProtocol, httpx.TooManyRedirects, httpx.InvalidURL)
 
 
 class ConnectionFailed(NotAnEventStream):
@@ -98,14 +127,44 @@ class ConnectionFailed(NotAnEventStream):
         super().__init__(f"expected 200 text/event-stream from {url}, got {status_code} {content_type or 'no content type'}")
 
 
+class RequestFailed(Exception):
+    """The request cannot be made as it stands, so the client does not retry it
+    (the HTTP library's error is the ``__cause__``): a redirect loop, a URL it
+    cannot fetch, a header value HTTP cannot carry."""
+
+
+@dataclass(frozen=True)
+class Reconnecting:
+    """Beyond the standard, with ``notices=True``: the connection ended and the
+    client will reconnect (what fires a browser's ``error`` event). It comes
+    among the events, after the last one of the connection, before the wait.
+
+    ``reason`` is ``"ended"`` (the body ended), ``"network error"``,
+    ``"timeout"`` (connecting, or ``read_timeout``), ``"undecodable body"`` or
+    ``"restart"``; ``delay`` the seconds the client now waits;
+    ``last_event_id`` what it will send; ``attempt`` the number of the
+    connection it will open; ``error`` the HTTP library's error, if one ended it.
+    """
+
+    reason: str
+    delay: float
+    last_event_id: str
+    attempt: int
+    error: Exception | None = field(default=None, compare=False)
+
+
+Item = Union[Event, Comment, Reconnecting]
+
+
 @dataclass(frozen=True)
 class Backoff:
     """Beyond the standard: wait longer after each connection that delivered nothing.
 
-    The wait is ``reconnection time * factor ** failures``, stretched by up to
-    ``jitter`` of itself at random (so that many clients cut off together do
-    not come back together), at most ``cap_ms``, and never shorter than the
-    reconnection time. ``failures`` is reset by a connection that delivered an event.
+    The wait is ``reconnection time * factor ** max(0, failures - 1)``, where
+    ``failures`` counts the connections in a row that delivered no event,
+    stretched by up to ``jitter`` of itself at random (so that many clients cut
+    off together do not come back together), at most ``cap_ms``, and never
+    shorter than the reconnection time.
     """
 
     factor: float = 2.0
@@ -114,7 +173,11 @@ class Backoff:
     random: Callable[[], float] = field(default=random.random, compare=False)
 
     def delay_ms(self, reconnection_ms: float, failures: int) -> float:
-        grown = reconnection_ms * self.factor**failures * (1 + self.jitter * self.random())
+        try:
+            growth = float(self.factor) ** max(0, failures - 1)
+        except OverflowError:  # grown past any cap
+            growth = math.inf
+        grown = reconnection_ms * growth * (1 + self.jitter * self.random()) if reconnection_ms else 0.0
         return max(reconnection_ms, min(self.cap_ms, grown))
 
 
@@ -150,10 +213,7 @@ class ResumeState:
         """Start an attempt: the caller's headers, the event-stream ones, and ``Last-Event-ID`` if there is one."""
         self.attempts += 1
         self.delivered = False
-        headers: dict[str, str | bytes] = {**extra, **sse_headers()}
-        if self.last_event_id:  # any text but NUL, CR, LF: sent as UTF-8, as browsers do
-            headers["Last-Event-ID"] = self.last_event_id.encode("utf-8")
-        return headers
+        return {**extra, **sse_headers(self.last_event_id)}
 
     def open(self, response: httpx.Response) -> SSEParser | None:
         """A new parser for a good response; ``None`` for a 204; raise for anything else."""
@@ -164,19 +224,32 @@ class ResumeState:
             raise ConnectionFailed(str(response.url), response.status_code, kind)
         return SSEParser(self.profile, last_event_id=self.last_event_id, **self.parser_options)
 
-    def items(self, parser: SSEParser, chunk: bytes | None) -> Iterator[Item]:
-        """The items ``chunk`` completes (``None``: the stream ended), remembered as handed over.
+    def items(self, parser: SSEParser, chunk: bytes) -> Iterator[Item]:
+        """The items ``chunk`` completes, remembered as handed over."""
+        try:
+            found = parser.feed(chunk)
+        except SSEError as err:  # the events before the error still reach the caller, then the error
+            yield from self._hand_over(err.events)
+            raise
+        yield from self._remember(parser, found)
+
+    def finish(self, parser: SSEParser) -> Iterator[Item]:
+        """What the end of the body completes. An end inside a character or an
+        event is a drop in either profile (``strict`` raises at ``close()``; at
+        the end, a ``DecodeError`` is a cut character): the partial event is
+        discarded, the server sends it again."""
+        try:
+            found = parser.close()
+        except (IncompleteStream, DecodeError) as err:
+            found = err.events
+        yield from self._remember(parser, found)
+
+    def _remember(self, parser: SSEParser, found: list) -> Iterator[Item]:
+        """Hand ``found`` over, then keep the parser's ID and ``retry`` for the next connection.
 
         An event's ``retry`` is the stream's, whichever connection set it: the
         parser of a later connection has not seen it, the client has.
         """
-        try:
-            found = parser.close() if chunk is None else parser.feed(chunk)
-        except IncompleteStream as err:  # strict profile: a drop mid-event; the partial event is discarded
-            found = err.events
-        except SSEError as err:  # the events before the error still reach the caller, then the error
-            yield from self._hand_over(err.events)
-            raise
         yield from self._hand_over(found)
         self.last_event_id = parser.last_event_id
         if parser.retry is not None:
@@ -193,15 +266,30 @@ class ResumeState:
             yield item
 
     def next_delay(self, *, now: bool = False) -> float | None:
-        """Seconds to wait before reconnecting, or ``None`` when reconnecting is over."""
+        """Seconds to wait before reconnecting (at most :data:`MAX_WAIT_MS`), or ``None`` when reconnecting is over."""
         if self.max_reconnects is not None and self.attempts > self.max_reconnects:
             return None
         self.failures = 0 if self.delivered or now else self.failures + 1
         if now:
             return 0.0
-        if self.backoff is None:
-            return self.reconnection_ms / 1000
-        return self.backoff.delay_ms(self.reconnection_ms, max(0, self.failures - 1)) / 1000
+        waited = self.reconnection_ms if self.backoff is None else self.backoff.delay_ms(self.reconnection_ms, self.failures)
+        return min(waited, MAX_WAIT_MS) / 1000
+
+
+def why_ended(error: Exception | None) -> str:
+    """A notice's reason for a connection that ``error`` ended (``None``: the body
+    ended); raise what reconnecting would not cure."""
+    if error is None:
+        return "ended"
+    if isinstance(error, REFUSALS):
+        raise RequestFailed(f"{type(error).__name__}: {error}") from error
+    if isinstance(error, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(error, httpx.DecodingError):
+        return "undecodable body"
+    if isinstance(error, DROPS):
+        return "network error"
+    raise error  # a parser error, ConnectionFailed, or a bug: not the network's
 
 
 def request_body(content: bytes | str | None, json: Any, headers: Mapping[str, str]) -> tuple[bytes | None, dict]:
@@ -215,13 +303,30 @@ def request_body(content: bytes | str | None, json: Any, headers: Mapping[str, s
     return (content.encode("utf-8") if isinstance(content, str) else content), headers
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, made once: loading the CA bundle for every client costs
+    a tenth of a second or more."""
+    return httpx.create_ssl_context()
+
+
+def own_client_options() -> dict[str, Any]:
+    """For an httpx client of the client's own: only the codings it undoes itself, and
+    no connection kept for reuse (each request connects anew, so the socket is
+    always known, and a close or restart can cut it even before the response)."""
+    return {
+        "headers": {"Accept-Encoding": ACCEPT_ENCODING},
+        "limits": httpx.Limits(max_keepalive_connections=0),
+        "verify": tls_context(),
+    }
+
+
 class _ClientBase:
     """The options and state both clients share; the subclasses do the I/O."""
 
     def __init__(
         self,
         url: str,
-        client: object = None,
         *,
         method: str = "GET",
         headers: Mapping[str, str] | None = None,
@@ -234,15 +339,15 @@ class _ClientBase:
         max_reconnects: int | None = None,
         read_timeout: float | None = None,
         comments: bool = False,
+        notices: bool = False,
         max_line_chars: int | None = None,
         max_event_chars: int | None = None,
     ) -> None:
         self.url = url
-        self.owns_client = client is None  # ours to close; one given by the caller is not
-        self.response: httpx.Response | None = None
         self.method = method
         self.body, self.extra_headers = request_body(content, json, headers or {})
         self.timeout = httpx.Timeout(CONNECT_TIMEOUT, read=read_timeout)
+        self.notices = notices
         options: dict[str, Any] = {"comments": comments}
         if max_line_chars is not None:
             options["max_line_chars"] = max_line_chars
@@ -261,6 +366,8 @@ class _ClientBase:
         self.closed = False
         self.restarting = False
         self.restart_from: str | None = None
+        self.lock = threading.Lock()  # between the loop, recording its socket, and a cut from elsewhere
+        self.socket: Any = None  # the socket of the current connection, as httpcore reports it
 
     @property
     def last_event_id(self) -> str:
@@ -278,9 +385,10 @@ class _ClientBase:
         return self.state.attempts
 
     def restart(self, last_event_id: str | None = None) -> None:
-        """Beyond the standard: drop the connection after the current chunk's items and
-        reconnect at once (optionally from another ID); after a 204 or the last
-        reconnection, iterating again starts anew (``max_reconnects`` counted afresh)."""
+        """Beyond the standard: cut the connection now, idle or not, and reconnect at
+        once (optionally from another ID); the items of a chunk already read are
+        delivered first. After a 204 or the last reconnection, iterating again
+        starts anew (``max_reconnects`` counted afresh)."""
         if self.closed:
             raise RuntimeError("this client is closed; create a new one")
         self.restart_from = last_event_id
@@ -288,8 +396,41 @@ class _ClientBase:
         if self.ended is not None:  # over: iterating again starts with a fresh max_reconnects
             self.ended = None
             self.state.attempts = 0
+        self._interrupt()
 
-    def _request(self) -> dict[str, Any]:
+    def _stop(self) -> None:
+        """Mark the client closed and cut its connection (the loop, wherever it is, ends)."""
+        self.closed = True
+        self.ended = self.ended or "closed"
+        self._interrupt()
+
+    def _interrupt(self) -> None:
+        """End a wait, and shut the current connection's socket down: a read blocked
+        on it, for the head or the body, returns at once (closing it would not)."""
+        self.wake.set()
+        with self.lock:
+            sock = self.socket
+        if sock is not None:
+            with suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def _connected(self, name: str, info: dict[str, Any]) -> None:
+        """httpcore's trace: keep each new connection's socket as it connects."""
+        if name in ("connection.connect_tcp.complete", "connection.connect_unix_socket.complete"):
+            self._keep(info["return_value"])
+
+    def _keep(self, stream: Any) -> None:
+        """Keep the socket of httpcore's network ``stream``, and cut it if a close or a
+        restart came meanwhile (none is reported for a connection reused from the
+        pool of a caller's ``client=``, until its response arrives)."""
+        if stream is None:
+            return
+        with self.lock:
+            self.socket = stream.get_extra_info("socket")
+        if self.closed or self.restarting:
+            self._interrupt()
+
+    def _request(self, trace: Callable[..., Any]) -> dict[str, Any]:
         return {
             "method": self.method,
             "url": self.url,
@@ -297,11 +438,12 @@ class _ClientBase:
             "content": self.body,
             "timeout": self.timeout,
             "follow_redirects": True,
+            "extensions": {"trace": trace},
         }
 
     def _opened(self, response: httpx.Response) -> SSEParser | None:
-        """Keep the response (``close()`` may cut it); its parser, or None after a 204."""
-        self.response = response
+        """The response's parser, or None after a 204."""
+        self._keep(response.extensions.get("network_stream"))
         parser = self.state.open(response)
         if parser is None:
             self.ended = "204"
@@ -310,21 +452,24 @@ class _ClientBase:
     def _stop_reading(self) -> bool:
         return self.closed or self.restarting
 
-    def _after_connection(self) -> float | None:
-        """Seconds to wait before the next connection, or None to end (recorded in ``ended``)."""
-        if self.ended is not None:
+    def _after_connection(self, error: Exception | None) -> Reconnecting | None:
+        """What follows a connection that ``error`` ended (``None``: the body ended):
+        the reconnection's notice, or None to end (why, in ``ended``). Raises an
+        error that reconnecting would not cure; after a close, nothing does."""
+        if self.closed or self.ended is not None:
+            self.ended = self.ended or "closed"
             return None
-        if self.closed:
-            self.ended = "closed"
-            return None
+        reason = "restart" if self.restarting else why_ended(error)
         delay = self.state.next_delay(now=self.restarting)
         self._take_restart()
         if delay is None:
             self.ended = "max_reconnects"
-        return delay
+            return None
+        return Reconnecting(reason, delay, self.state.last_event_id, self.state.attempts + 1, error)
 
     def _take_restart(self) -> None:
         """Apply a pending ``restart()``: its ID, if it gave one; the flag is spent."""
+        self.wake.clear()
         if self.restart_from is not None:
             self.state.last_event_id = self.restart_from
         self.restarting, self.restart_from = False, None
@@ -333,10 +478,12 @@ class _ClientBase:
 class EventSourceClient(_ClientBase):
     """A reconnecting event-stream client (sync); iterate it for events."""
 
-    def __init__(self, url: str, *, client: httpx.Client | None = None, sleep: Callable[[float], Any] = time.sleep, **options: Any) -> None:
-        super().__init__(url, client, **options)
-        self.http: httpx.Client = client if client is not None else httpx.Client()
+    def __init__(self, url: str, *, client: httpx.Client | None = None, sleep: Callable[[float], Any] | None = None, **options: Any) -> None:
+        super().__init__(url, **options)
+        self.owns_client = client is None  # ours to close; one given by the caller is not
+        self.http: httpx.Client = client if client is not None else httpx.Client(**own_client_options())
         self.sleep = sleep
+        self.wake = threading.Event()  # set by close() and restart(): the wait ends at once
         self.running: Callable[[], Generator[Item, None, None] | None] = lambda: None
 
     def __enter__(self) -> EventSourceClient:
@@ -355,41 +502,51 @@ class EventSourceClient(_ClientBase):
 
     def events(self) -> Generator[Item, None, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``close()``."""
-        self._take_restart()  # a restart() between two loops: this loop is the new start
-        while not self.closed and self.ended is None:
-            try:
-                yield from self._one_connection()
-            except httpx.TransportError:
-                pass  # a network error, a read timeout, a drop mid-chunk: reconnect
-            delay = self._after_connection()
-            if delay:
-                self.sleep(delay)
+        try:
+            while not self.closed and self.ended is None:
+                self._take_restart()  # a restart() between two loops, or during the wait
+                error = None
+                try:
+                    yield from self._one_connection()
+                except Exception as err:  # sorted below: a drop, a refusal, or an error to raise
+                    error = err
+                notice = self._after_connection(error)
+                if notice is None:
+                    break
+                if self.notices:
+                    yield notice
+                if notice.delay:
+                    self._wait(notice.delay)
+        finally:
+            if self.closed and self.owns_client:  # closed from another thread: the loop closes it as it ends
+                self.http.close()
+
+    def _wait(self, seconds: float) -> None:
+        if self.sleep is not None:
+            self.sleep(seconds)
+        else:
+            self.wake.wait(seconds)
 
     def _one_connection(self) -> Iterator[Item]:
-        with self.http.stream(**self._request()) as response:
-            try:
-                parser = self._opened(response)
-                if parser is None:
+        with self.http.stream(**self._request(self._connected)) as response:
+            parser = self._opened(response)
+            if parser is None:
+                return
+            for chunk in body_chunks(response):
+                yield from self.state.items(parser, chunk)
+                if self._stop_reading():
                     return
-                for chunk in response.iter_bytes():
-                    yield from self.state.items(parser, chunk)
-                    if self._stop_reading():
-                        return
-                yield from self.state.items(parser, None)
-            finally:
-                self.response = None
+            yield from self.state.finish(parser)
 
     def close(self) -> None:
-        """End iterating and close the connection (and the httpx client, if it is ours)."""
-        self.closed = True
-        self.ended = self.ended or "closed"
+        """End iterating and close the connection (and the httpx client, if it is ours); any thread may call it."""
+        self._stop()
         running = self.running()
         if running is not None:
             try:
                 running.close()
-            except ValueError:  # iterating in another thread right now: cut its connection instead
-                if self.response is not None:
-                    self.response.close()
+            except ValueError:  # iterating in another thread right now: the cut ends it, and it closes the rest
+                return
         if self.owns_client:
             self.http.close()
 
@@ -402,12 +559,14 @@ class AsyncEventSourceClient(_ClientBase):
         url: str,
         *,
         client: httpx.AsyncClient | None = None,
-        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[Any]] | None = None,
         **options: Any,
     ) -> None:
-        super().__init__(url, client, **options)
-        self.http: httpx.AsyncClient = client if client is not None else httpx.AsyncClient()
+        super().__init__(url, **options)
+        self.owns_client = client is None  # ours to close; one given by the caller is not
+        self.http: httpx.AsyncClient = client if client is not None else httpx.AsyncClient(**own_client_options())
         self.sleep = sleep
+        self.wake = asyncio.Event()  # set by aclose() and restart(): the wait ends at once
         self.running: Callable[[], AsyncGenerator[Item, None] | None] = lambda: None
 
     async def __aenter__(self) -> AsyncEventSourceClient:
@@ -423,44 +582,59 @@ class AsyncEventSourceClient(_ClientBase):
 
     async def events(self) -> AsyncGenerator[Item, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``aclose()``."""
-        self._take_restart()  # a restart() between two loops: this loop is the new start
-        while not self.closed and self.ended is None:
-            try:
-                async with aclosing(self._one_connection()) as items:  # closed at once, not when collected
-                    async for item in items:
-                        yield item
-            except httpx.TransportError:
-                pass  # a network error, a read timeout, a drop mid-chunk: reconnect
-            delay = self._after_connection()
-            if delay:
-                await self.sleep(delay)
+        try:
+            while not self.closed and self.ended is None:
+                self._take_restart()  # a restart() between two loops, or during the wait
+                error = None
+                try:
+                    async with aclosing(self._one_connection()) as items:  # closed at once, not when collected
+                        async for item in items:
+                            yield item
+                except Exception as err:  # sorted below: a drop, a refusal, or an error to raise
+                    error = err
+                notice = self._after_connection(error)
+                if notice is None:
+                    break
+                if self.notices:
+                    yield notice
+                if notice.delay:
+                    await self._wait(notice.delay)
+        finally:
+            if self.closed and self.owns_client:  # closed from another task: the loop closes it as it ends
+                await self.http.aclose()
+
+    async def _wait(self, seconds: float) -> None:
+        if self.sleep is not None:
+            await self.sleep(seconds)
+        else:
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), seconds)
+
+    async def _traced(self, name: str, info: dict[str, Any]) -> None:
+        self._connected(name, info)
 
     async def _one_connection(self) -> AsyncIterator[Item]:
-        async with self.http.stream(**self._request()) as response:
-            try:
-                parser = self._opened(response)
-                if parser is None:
-                    return
-                async for chunk in response.aiter_bytes():
+        async with self.http.stream(**self._request(self._traced)) as response:
+            parser = self._opened(response)
+            if parser is None:
+                return
+            async with aclosing(abody_chunks(response)) as chunks:
+                async for chunk in chunks:
                     for item in self.state.items(parser, chunk):
                         yield item
                     if self._stop_reading():
                         return
-                for item in self.state.items(parser, None):
-                    yield item
-            finally:
-                self.response = None
+            for item in self.state.finish(parser):
+                yield item
 
     async def aclose(self) -> None:
         """End iterating and close the connection (and the httpx client, if it is ours)."""
-        self.closed = True
-        self.ended = self.ended or "closed"
+        self._stop()
         running = self.running()
         if running is not None:
             try:
                 await running.aclose()
-            except RuntimeError:  # another task is inside it right now: cut its connection instead
-                if self.response is not None:
-                    await self.response.aclose()
+            except RuntimeError:  # another task is inside it right now: the cut ends it, and it closes the rest
+                return
         if self.owns_client:
             await self.http.aclose()

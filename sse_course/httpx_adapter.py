@@ -6,7 +6,9 @@ purpose: httpx's own ``client.stream(...)`` opens the response, its
 ``iter_bytes()`` / ``aiter_bytes()`` yields the body's chunks as they were read,
 with the content encoding (gzip, deflate) already undone: that is the HTTP
 layer's job. No text decoding, no line splitting: those are the parser's job,
-and the package's parser does the rest. (``iter_raw()`` would hand the parser
+and the package's parser does the rest. (The reconnecting client reads
+through :func:`body_chunks` instead, which undoes gzip and deflate itself so
+that a corrupt byte loses nothing decoded before it.) (``iter_raw()`` would hand the parser
 compressed bytes: ``DecodeError: invalid UTF-8 at byte 1: b'\\x8b'`` on gzip.)::
 
     with httpx.Client() as client, client.stream("GET", url, headers=sse_headers()) as response:
@@ -20,7 +22,9 @@ compressed bytes: ``DecodeError: invalid UTF-8 at byte 1: b'\\x8b'`` on gzip.)::
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import AsyncIterator, Iterator
+from contextlib import suppress
 from typing import Any
 
 import httpx
@@ -34,11 +38,16 @@ class NotAnEventStream(ValueError):
     fails the connection in that case rather than parse it."""
 
 
-def sse_headers(last_event_id: str = "") -> dict[str, str]:
-    """Request headers for an event stream; a reconnecting client sends its ``last_event_id``."""
-    headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+def sse_headers(last_event_id: str = "") -> dict[str, str | bytes]:
+    """Request headers for an event stream; a reconnecting client sends its ``last_event_id``.
+
+    The ID goes as browsers send it: UTF-8, without the spaces and tabs at its
+    ends (a header value cannot begin or end with them), so the server receives
+    ``x`` for the ID ``" x "``.
+    """
+    headers: dict[str, str | bytes] = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
     if last_event_id:
-        headers["Last-Event-ID"] = last_event_id
+        headers["Last-Event-ID"] = last_event_id.strip(" \t").encode("utf-8")
     return headers
 
 
@@ -65,3 +74,83 @@ def aiter_sse(response: httpx.Response, **options: Any) -> AsyncIterator[Event]:
     """Async twin of :func:`iter_sse`: ``response.aiter_bytes()`` into ``aiter_events``."""
     check_event_stream(response)
     return aiter_events(response.aiter_bytes(), **options)
+
+
+#: The content codings the reconnecting client asks for and undoes itself (see :class:`Inflater`).
+ACCEPT_ENCODING = "gzip, deflate"
+
+
+class Inflater:
+    """Undo gzip or deflate read by read, keeping what decoded before a corrupt byte.
+
+    httpx's own decoding raises on a corrupt byte and loses the rest of that
+    read, a complete event included; this one hands it over first. ``deflate``
+    is tried with its zlib wrapper, then raw, as some servers send it (as httpx does).
+    """
+
+    def __init__(self, coding: str) -> None:
+        self.zlib = zlib.decompressobj(16 + zlib.MAX_WBITS if coding == "gzip" else zlib.MAX_WBITS)
+        self.first = coding == "deflate"
+
+    def decode(self, raw: bytes) -> tuple[bytes, str | None]:
+        """The bytes ``raw`` decodes to, and why decoding failed (``None``: it did not)."""
+        first, self.first = self.first, False
+        before = self.zlib.copy()
+        try:
+            return self.zlib.decompress(raw), None
+        except zlib.error as err:
+            if first:  # deflate without its zlib wrapper, perhaps
+                bare = zlib.decompressobj(-zlib.MAX_WBITS)
+                with suppress(zlib.error):
+                    decoded = bare.decompress(raw)
+                    self.zlib = bare
+                    return decoded, None
+            return salvage(before, raw), f"content could not be decoded: {err}"
+
+    def flush(self) -> bytes:
+        return self.zlib.flush()
+
+
+def salvage(inflater: Any, raw: bytes) -> bytes:
+    """What ``raw`` decodes to up to its first corrupt byte (byte by byte: only after a failure)."""
+    decoded = []
+    with suppress(zlib.error):
+        for at in range(len(raw)):
+            decoded.append(inflater.decompress(raw[at : at + 1]))
+    return b"".join(decoded)
+
+
+def inflater_for(response: httpx.Response) -> Inflater | None:
+    """An :class:`Inflater` for a response in one coding the client asked for; else ``None`` (httpx decodes)."""
+    codings = [value.strip().lower() for value in response.headers.get_list("content-encoding", split_commas=True)]
+    return Inflater(codings[0]) if len(codings) == 1 and codings[0] in ("gzip", "deflate") else None
+
+
+def body_chunks(response: httpx.Response) -> Iterator[bytes]:
+    """The body's bytes, decoded; a corrupt byte ends it with ``httpx.DecodingError``
+    after what decoded before it."""
+    inflater = inflater_for(response)
+    if inflater is None:
+        yield from response.iter_bytes()
+        return
+    for raw in response.iter_raw():
+        decoded, failure = inflater.decode(raw)
+        yield decoded  # what decoded before a corrupt byte is handed over first
+        if failure is not None:
+            raise httpx.DecodingError(failure, request=response.request)
+    yield inflater.flush()
+
+
+async def abody_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """Async twin of :func:`body_chunks`."""
+    inflater = inflater_for(response)
+    if inflater is None:
+        async for chunk in response.aiter_bytes():
+            yield chunk
+        return
+    async for raw in response.aiter_raw():
+        decoded, failure = inflater.decode(raw)
+        yield decoded  # what decoded before a corrupt byte is handed over first
+        if failure is not None:
+            raise httpx.DecodingError(failure, request=response.request)
+    yield inflater.flush()

@@ -252,10 +252,10 @@ def test_comments_are_delivered_only_on_request(mode: str) -> None:
 
 def test_backoff_grows_by_its_factor_up_to_its_cap_and_never_below_the_reconnection_time() -> None:
     backoff = Backoff(factor=2, cap_ms=500, jitter=0)
-    assert [backoff.delay_ms(100, n) for n in range(5)] == [100, 200, 400, 500, 500]
+    assert [backoff.delay_ms(100, n) for n in range(6)] == [100, 100, 200, 400, 500, 500]
     assert backoff.delay_ms(800, 3) == 800
     stretched = Backoff(factor=2, cap_ms=10_000, jitter=0.5, random=lambda: 1.0)
-    assert [stretched.delay_ms(100, n) for n in range(3)] == [150, 300, 600]
+    assert [stretched.delay_ms(100, n) for n in range(1, 4)] == [150, 300, 600]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -399,10 +399,11 @@ def test_the_server_compresses_each_write_so_it_arrives_at_once() -> None:
 # --- exactly once, whatever the drop point ---------------------------------------------------------
 
 #: Streams with an ID on every event (so that resuming is exact): line ends of
-#: every kind, a multibyte character, comments, retry, a data-less block.
+#: every kind, multibyte characters, a BOM, comments, retry, a data-less block.
 HAND_MADE = {
     "mixed": b"retry: 5\r\nid: 1\r\ndata: caf\xc3\xa9\r\n\r\n: keep-alive\nid: 2\ndata: b\ndata: b2\n\nid: 3\rdata: c\r\r",
     "id-only-block": b"id: 1\ndata: a\n\nid: 2\n\nid: 3\nevent: e\ndata: \xf0\x9f\x91\x8b\n\n",
+    "bom-and-multibyte": "\ufeffid: 1\ndata: é€\n\nid: 2\ndata: 👋\n\nid: 3\ndata: ü\n\n".encode(),
 }
 
 
@@ -426,12 +427,14 @@ def visible(events: list[Any]) -> list[Event]:
     return [e for e in events if isinstance(e, Event)]
 
 
-def read_every_drop(mode: str, server: SSEServer, drops: range, state: type = ResumeState) -> list[list[Any]]:
+def read_every_drop(
+    mode: str, server: SSEServer, drops: range, state: type = ResumeState, profile: str = "browser"
+) -> list[list[Any]]:
     """For each drop point: what the client delivered (one httpx client for all, no waiting).
 
     ``state`` swaps in a mutant of the client's memory, to show the harness rejects it.
     """
-    options: dict[str, Any] = {"max_reconnects": 3}
+    options: dict[str, Any] = {"max_reconnects": 1, "profile": profile}  # the drop, then the rest: no third connection
     if mode == "sync":
         results = []
         with httpx.Client(timeout=TIMEOUT) as http:
@@ -458,15 +461,21 @@ def read_every_drop(mode: str, server: SSEServer, drops: range, state: type = Re
     return asyncio.run(asyncio.wait_for(main(), 4 * TIMEOUT))
 
 
+#: (stream, profile): every stream in the browser profile; the strict profile,
+#: whose parser raises at a cut character or event, on the hand-made streams
+#: (multibyte characters and a BOM at the drop points), to keep the suite fast.
+DROP_RUNS = [(name, "browser") for name in sorted(id_streams())] + [(name, "strict") for name in sorted(HAND_MADE)]
+
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", sorted(id_streams()))
-def test_every_event_exactly_once_in_order_whatever_the_drop_point(mode: str, name: str) -> None:
+@pytest.mark.parametrize("name,profile", DROP_RUNS)
+def test_every_event_exactly_once_in_order_whatever_the_drop_point(mode: str, name: str, profile: str) -> None:
     body = id_streams()[name]
-    parser = SSEParser("browser")
+    parser = SSEParser(profile)
     expected = visible(parser.feed(body) + parser.close())
     with SSEServer(body, end_with_204=True) as server:
-        for drop, items in enumerate(read_every_drop(mode, server, range(len(body)))):
-            assert visible(items) == expected, f"{name}: dropped after byte {drop}: {body[:drop]!r}"
+        for drop, items in enumerate(read_every_drop(mode, server, range(len(body)), profile=profile)):
+            assert visible(items) == expected, f"{name} ({profile}): dropped after byte {drop}: {body[:drop]!r}"
 
 
 class ForgetsTheId(ResumeState):
@@ -481,8 +490,9 @@ class ForgetsTheId(ResumeState):
 class DispatchesThePartialEvent(ResumeState):
     """Mutant: at a drop, dispatches the half-received event instead of discarding it."""
 
-    def items(self, parser, chunk):
-        yield from super().items(parser, b"\n\n" if chunk is None else chunk)
+    def finish(self, parser):
+        yield from super().items(parser, b"\n\n")
+        yield from super().finish(parser)
 
 
 @pytest.mark.parametrize("mutant", [ForgetsTheId, DispatchesThePartialEvent])

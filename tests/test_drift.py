@@ -26,8 +26,6 @@ REQUIRED = {
     "sse_course.events.parse_retry",
     "sse_course.events.EventAssembler",
     "sse_course.layered.LayeredSSEParser",
-    "sse_course.parser.SSEParser.feed",
-    "sse_course.parser.SSEParser._cut",
     "sse_course.payloads.JSONPayloads",
 }
 

@@ -13,16 +13,16 @@ tables, as JupyterLab's renderer reads them), and fails on:
   by ``-``, case and punctuation kept (``createHeaderId`` in ``@jupyterlab/rendermime``);
   GitHub lower-cases the text, drops punctuation and replaces spaces by ``-``. Either form
   is accepted, so ``#course-map`` (GitHub) and ``#Course-map`` (JupyterLab) both resolve;
-- **a stated time that differs** between the README's course map (reading and exercise
-  minutes), a lesson's header (``**Time:** about R minutes reading, E minutes for the
-  exercise``) and its exercise's header (``**Time:** about E minutes.``, in ``solutions/``
-  and ``exercises/``). Every lesson states its time, every exercise too;
 - **a lesson header without the learner aids**: every lesson's header links the cheat
-  sheet, the glossary and the closing page (``11-where-next.ipynb``, which links the first two);
+  sheet, the glossary and the closing page (the last lesson of ``course.toml``, which links
+  the first two);
 - **a lesson without further reading**: every lesson but the closing page has a
   ``## Further reading`` section with at least one link out of the course;
 - **a cheat-sheet example that is not true**: the ``>>>`` examples of ``docs/cheat-sheet.md``
   run as doctests.
+
+Times, prerequisites and titles are not compared here: ``course.toml`` states them once and
+``tools/course.py`` writes them into the pages (``tests/test_course.py`` runs its ``--check``).
 
 Each check is a small function of the text (and of the files its links name), so the
 tests at the end show each one rejecting a small page with the defect it looks for, and
@@ -35,6 +35,7 @@ import doctest
 import json
 import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -42,22 +43,14 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from course_tool import course
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_FOLDERS = ("notebooks", "solutions", "exercises")
 MD = MarkdownIt("commonmark").enable("table")
 
 #: A link with a scheme (https:, mailto:) leaves the repository: not checked offline.
 EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-#: A lesson header's time: ``**Time:** about 30 minutes reading, 25 minutes for the
-#: [exercise](...)`` or ``...; this lesson has no exercise``. The course writes that form;
-#: ``**Time**:``, no "about" and "25 minutes exercises" are read too, so that a lesson
-#: written in an older style is compared on its numbers rather than refused.
-LESSON_TIME = re.compile(
-    r"\*\*Time(?::\*\*|\*\*:) (?:about )?(?P<reading>\d+) minutes reading"
-    r"(?:, (?:about )?(?P<exercise>\d+) minutes (?:for the )?(?:\[exercise|exercise)|; this lesson has no exercise)"
-)
-#: An exercise header's time: ``**Time:** about 25 minutes.``
-EXERCISE_TIME = re.compile(r"\*\*Time(?::\*\*|\*\*:) (?:about )?(?P<exercise>\d+) minutes")
 
 
 # ---------------------------------------------------------------------------- pages
@@ -127,6 +120,13 @@ def page_parts(path: Path) -> list[str]:
     return [path.read_text(encoding="utf-8")]
 
 
+@cache
+def target_slugs(path: Path) -> frozenset[str]:
+    """The anchors of a page other links point to, read once per run (the kit links a lesson
+    from many places)."""
+    return frozenset(slugs(page_parts(path)))
+
+
 def links(markdown: str) -> Iterator[str]:
     """The target of every link and image in this markdown."""
     for token in all_tokens(MD.parse(markdown)):
@@ -147,77 +147,13 @@ def link_problems(markdown: str, page: Path, own_parts: list[str]) -> list[str]:
         if target and not path.exists():
             problems.append(f"link {href!r}: {target} does not exist next to {page.name}")
         elif anchor and path.suffix in (".md", ".ipynb"):
-            heads = slugs(own_parts if path == page else page_parts(path))
+            heads = slugs(own_parts) if path == page else target_slugs(path)
             if anchor not in heads:
                 problems.append(f"link {href!r}: no heading of {path.name} has the anchor #{anchor}")
     return problems
 
 
-# ---------------------------------------------------------------------------- times
-
-
-def course_map(readme: str) -> dict[str, tuple[str, str]]:
-    """README's course map: lesson number -> (reading minutes, exercise minutes or '-')."""
-    section = readme.partition("## Course map")[2].partition("\n## ")[0]
-    rows: dict[str, tuple[str, str]] = {}
-    header: list[str] = []
-    for line in section.splitlines():
-        if not line.startswith("|") or set(line) <= set("|-: "):
-            continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if not header:
-            header = cells
-            continue
-        row = dict(zip(header, cells))
-        rows[row["#"]] = (row["Reading (min)"], row["Exercise (min)"])
-    return rows
-
-
-def lesson_time(header: str) -> tuple[str, str] | None:
-    """(reading, exercise or '-') from a lesson's first cell, or None if it states none."""
-    match = LESSON_TIME.search(header)
-    return (match["reading"], match["exercise"] or "-") if match else None
-
-
-def exercise_time(header: str) -> str | None:
-    """The minutes an exercise's first cell states, or None."""
-    match = EXERCISE_TIME.search(header)
-    return match["exercise"] if match else None
-
-
-def time_problems(readme: str, lessons: dict[str, str], exercises: dict[str, dict[str, str]]) -> list[str]:
-    """Where README, lesson headers and exercise headers disagree on a time.
-
-    ``lessons``: lesson file name -> its header; ``exercises``: folder -> (file name ->
-    header), for ``solutions`` and ``exercises``.
-    """
-    table = course_map(readme)
-    problems = []
-    for name, header in sorted(lessons.items()):
-        number = name[:2]
-        stated = lesson_time(header)
-        if stated is None:
-            problems.append(f"notebooks/{name}: its header states no time ('**Time:** about R minutes reading, ...')")
-            continue
-        if number not in table:
-            problems.append(f"notebooks/{name}: no row {number} in README's course map")
-        elif table[number] != stated:
-            problems.append(f"lesson {number}: README's course map says {table[number]}, its header says {stated}")
-        has_exercise = any(name in files for files in exercises.values())
-        if has_exercise != (stated[1] != "-"):
-            problems.append(f"notebooks/{name}: its header says exercise {stated[1]!r}, exercise notebook exists: {has_exercise}")
-        for folder, files in sorted(exercises.items()):
-            if name not in files:
-                continue
-            minutes = exercise_time(files[name])
-            if minutes != stated[1]:
-                problems.append(
-                    f"{folder}/{name}: states {minutes!r} minutes ('**Time:** about N minutes.'), "
-                    f"the lesson header {stated[1]!r}"
-                )
-    for number in sorted(set(table) - {name[:2] for name in lessons}):
-        problems.append(f"README's course map has row {number}, but no lesson notebook")
-    return problems
+# ---------------------------------------------------------------------------- headers
 
 
 def header(path: Path) -> str:
@@ -233,7 +169,8 @@ def headers(folder: str) -> dict[str, str]:
 
 # ---------------------------------------------------------------------------- aids and examples
 
-AIDS = {"cheat sheet": "../docs/cheat-sheet.md", "glossary": "../docs/glossary.md", "closing page": "11-where-next.ipynb"}
+CLOSING = Path(course.load().closing.notebook).name
+AIDS = {"cheat sheet": "../docs/cheat-sheet.md", "glossary": "../docs/glossary.md", "closing page": CLOSING}
 
 
 def aid_problems(name: str, header_text: str) -> list[str]:
@@ -280,20 +217,13 @@ def test_relative_links_resolve(path: Path, parts: list[str]) -> None:
     assert not problems, f"{path.relative_to(ROOT)}:\n" + "\n".join(problems)
 
 
-def test_times_agree() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    exercises = {folder: headers(folder) for folder in ("solutions", "exercises")}
-    problems = time_problems(readme, headers("notebooks"), exercises)
-    assert not problems, "\n".join(problems)
-
-
 def test_lesson_headers_link_the_aids() -> None:
     problems = [p for name, text in headers("notebooks").items() for p in aid_problems(name, text)]
     assert not problems, "\n".join(problems)
 
 
 def test_every_lesson_has_further_reading() -> None:
-    lessons = [path for path in sorted((ROOT / "notebooks").glob("*.ipynb")) if path.name != AIDS["closing page"]]
+    lessons = [path for path in sorted((ROOT / "notebooks").glob("*.ipynb")) if path.name != CLOSING]
     problems = [p for path in lessons for p in further_reading_problems(path.name, markdown_cells(path))]
     assert not problems, "\n".join(problems)
 
@@ -312,23 +242,6 @@ def test_every_page_is_found() -> None:
 
 
 # ---------------------------------------------------------------------------- the checks reject each defect
-
-README = """\
-# Course
-
-## Course map
-
-| # | Lesson | What it builds | Reading (min) | Exercise (min) |
-|---|---|---|---|---|
-| 00 | [Welcome](notebooks/00-welcome.ipynb) | the map | 10 | - |
-| 01 | [Chunks](notebooks/01-chunks.ipynb) | reads | 20 | 15 |
-
-## Next section
-"""
-WELCOME = "# 00\n\n**Time:** about 10 minutes reading; this lesson has no exercise."
-CHUNKS = "# 01\n\n**Time:** about 20 minutes reading, 15 minutes for the [exercise](../exercises/01-chunks.ipynb)."
-EXERCISE = "# Exercise 01\n\n**Time:** about 15 minutes."
-
 
 @pytest.mark.parametrize(
     "markdown",
@@ -397,42 +310,6 @@ def test_broken_links_are_rejected(site: Path, markdown: str) -> None:
     assert link_problems(markdown, page, [markdown])
 
 
-def times_of(readme: str = README, welcome: str = WELCOME, chunks: str = CHUNKS, exercise: str = EXERCISE) -> list[str]:
-    lessons = {"00-welcome.ipynb": welcome, "01-chunks.ipynb": chunks}
-    return time_problems(readme, lessons, {"solutions": {"01-chunks.ipynb": exercise}})
-
-
-@pytest.mark.parametrize(
-    "chunks",
-    [
-        CHUNKS,
-        "# 01\n\n**Time**: 20 minutes reading, 15 minutes exercises.",
-        "# 01\n\n**Time**: 20 minutes reading, 15 minutes for the exercise.",
-    ],
-)
-def test_agreeing_times_are_accepted(chunks: str) -> None:
-    assert times_of(chunks=chunks) == []
-
-
-@pytest.mark.parametrize(
-    "change, expected",
-    [
-        ({"readme": README.replace("| 20 | 15 |", "| 20 | 25 |")}, "README's course map says ('20', '25')"),
-        ({"readme": README.replace("| 20 | 15 |", "| 30 | 15 |")}, "README's course map says ('30', '15')"),
-        ({"chunks": CHUNKS.replace("15 minutes", "20 minutes")}, "solutions/01-chunks.ipynb: states '15'"),
-        ({"exercise": EXERCISE.replace("15", "25")}, "solutions/01-chunks.ipynb: states '25'"),
-        ({"exercise": "# Exercise 01\n\nNo time here."}, "solutions/01-chunks.ipynb: states None"),
-        ({"chunks": "# 01\n\n**Time:** twenty minutes reading."}, "header states no time"),
-        ({"chunks": "# 01\n\n**Time**: 20 minutes reading, 25 minutes exercises."}, "states '15' minutes"),
-        ({"readme": README.replace("| 01 |", "| 02 |")}, "no row 01"),
-        ({"welcome": WELCOME.replace("10 minutes", "15 minutes")}, "lesson 00: README's course map says"),
-    ],
-)
-def test_differing_times_are_rejected(change: dict[str, str], expected: str) -> None:
-    problems = times_of(**change)
-    assert any(expected in problem for problem in problems), problems
-
-
 @pytest.mark.parametrize(
     "header_text",
     [
@@ -480,27 +357,3 @@ def test_a_lesson_without_further_reading_is_rejected(parts: list[str]) -> None:
 def test_a_lesson_with_further_reading_is_accepted() -> None:
     parts = ["# 03\n", "## Further reading\n\n- [WHATWG](https://html.spec.whatwg.org/)\n\n## Next\n"]
     assert not further_reading_problems("03-x.ipynb", parts)
-
-
-#: The instructor notes state each lesson's time under its heading.
-NOTES_TIME = re.compile(r"^## (\d\d) · .*?\n+\*(\d+) minutes reading, (?:(\d+) minutes exercises?|no exercise)\.\*", re.M | re.S)
-
-
-def notes_time_problems(readme: str, notes: str) -> list[str]:
-    """Where the instructor notes' times differ from README's course map."""
-    table = course_map(readme)
-    problems = []
-    for number, reading, exercise in NOTES_TIME.findall(notes):
-        stated = (reading, exercise or "-")
-        if table.get(number) != stated:
-            problems.append(f"lesson {number}: README's course map says {table.get(number)}, the instructor notes say {stated}")
-    return problems
-
-
-def test_instructor_notes_state_the_course_maps_times() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    notes = (ROOT / "docs" / "instructor-notes.md").read_text(encoding="utf-8")
-    assert len(NOTES_TIME.findall(notes)) >= 10
-    assert notes_time_problems(readme, notes) == []
-    wrong = notes.replace("*10 minutes reading, no exercise.*", "*15 minutes reading, no exercise.*")
-    assert notes_time_problems(readme, wrong) == ["lesson 00: README's course map says ('10', '-'), the instructor notes say ('15', '-')"]

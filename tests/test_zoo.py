@@ -47,7 +47,7 @@ def test_members_the_fixtures_do_not_show(name: str) -> None:
 
 def test_quadratic_member_rescans_the_whole_line() -> None:
     """n one-character reads of one line: the package scans n characters, the
-    rebuilding splitter n(n+1)/2, which is what lesson 09 plots."""
+    rebuilding splitter n(n+1)/2: the growth lesson 09 counts in a block cutter."""
     n = 200
 
     def scanned(splitter: LineSplitter) -> int:

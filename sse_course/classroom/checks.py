@@ -983,6 +983,10 @@ BLOCK_CUTTER = StreamCheck(
     blocks.block_fixtures,
     lambda make, _profile, _options: CloseAsRest(make()),
     block_oracle, block_trace, profiles=("",), noun="block", partitions=block_partitions,
+    says=lambda fixtures, count: (
+        f"gives the expected blocks read by read and the expected close() on {len(fixtures) - len(blocks.RULE_CASES)} fixtures "
+        f"and {len(blocks.RULE_CASES)} inputs chosen to separate the rules, under {count} partitions in all"
+    ),
     not_yours=NotYours(
         "a cutter written on bytes alone: bytes.find / index / split and slicing, no decoding, "
         "and none of the package's decoder, line splitter or parsers (not subclassed, held or called)",

@@ -17,6 +17,7 @@ from typing import Any
 from ..events import Event
 from ..layered import LayeredSSEParser
 from ..parser import SSEParser
+from .blocks import BlockCutter
 from .fixtures import Expected
 from .harness import Factory, Outcome, agrees, chunks_of, run
 
@@ -320,3 +321,26 @@ def render_explorer(
     if candidates:
         parts.append(render_outcomes(raw, cuts, candidates, profile, **options))
     return "".join(parts)
+
+
+# --- blocks cut on the bytes (lesson 09) ------------------------------------
+
+
+def render_blocks(raw: bytes, cuts: Iterable[int]) -> str:
+    """The split, then a table: for each chunk, the blocks the course's block cutter
+    gives and the bytes it holds after it; then what ``close()`` returns."""
+    cuts = sorted(cuts)
+    cutter = BlockCutter()
+    rows = []
+    for number, chunk in enumerate(chunks_of(raw, cuts), 1):
+        blocks = "<br>".join(_code(repr(block)) for block in cutter.feed(chunk)) or "<i>none</i>"
+        rows.append((f"chunk {number}", _code(repr(chunk)), blocks, _code(repr(bytes(cutter.held)))))
+    rows.append(("close()", "", _code(repr(cutter.close())) + " (held bytes)", ""))
+    cells = "".join(f"<tr>{''.join(f'<td>{cell}</td>' for cell in row)}</tr>" for row in rows)
+    return (
+        render_split(raw, cuts)
+        + '<table class="blocks" style="border-collapse:collapse;font-size:0.85em;margin:4px 0" border="1" cellpadding="3">'
+        + '<tr style="background:#eee"><th>step</th><th>chunk</th><th>blocks out</th><th>held after</th></tr>'
+        + cells
+        + "</table>"
+    )

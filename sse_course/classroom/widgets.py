@@ -8,7 +8,7 @@ explorers also work in Colab and VS Code.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ipywidgets import HTML, IntSlider, Layout, VBox
@@ -32,8 +32,10 @@ class SplitExplorer(VBox):
         layers: Sequence[str] = LAYERS,
         candidates: Mapping[str, Factory] | None = None,
         profile: str = "strict",
+        render: Callable[[bytes, list[int]], str] | None = None,
         **options: Any,
     ) -> None:
+        """``render(raw, cuts)``, if given, draws the view instead of the layers and candidates."""
         if len(raw) < 2:
             raise ValueError("an explorer needs at least two bytes to cut between")
         self.raw = raw
@@ -49,7 +51,10 @@ class SplitExplorer(VBox):
             for number, cut in enumerate(cuts, 1)
         ]
         self.view = HTML()
-        self._render = lambda: render_explorer(raw, self.cuts, layers, candidates, profile, **options)
+        if render is None:
+            self._render = lambda: render_explorer(raw, self.cuts, layers, candidates, profile, **options)
+        else:
+            self._render = lambda: render(raw, self.cuts)
         super().__init__([*self.sliders, self.view])
         for slider in self.sliders:
             slider.observe(self._redraw, names="value")

@@ -443,7 +443,7 @@ class LineLimitInBytes(LineSplitter):
 class RebuildingSplitter(LineSplitter):
     """Right, but slow: the unfinished line is re-joined with each read's text
     and the whole of it re-scanned, so a long line arriving in n small reads
-    costs time quadratic in n (lesson 09 measures it)."""
+    costs time quadratic in n (lesson 09 counts the same growth in a block cutter)."""
 
     def feed(self, text: str) -> list[str]:
         if not text:
