@@ -8,22 +8,17 @@ decoded on its own, once (lesson 09).
 :class:`BlockCutter` is the reference; :func:`check_block_cutter` compares a
 learner's cutter with it, feed by feed, on every fixture under every partition
 strategy of the harness, and on inputs chosen to separate the rules. The check
-itself is declared in :mod:`sse_course.classroom.checks` (where every check
-lives, with the engine's verdicts and shrinking); this module gives it the
-reference, the inputs, the comparison and the messages.
+is a declaration on the checking engine, in :mod:`sse_course.classroom.checks`
+(where every check lives); this module gives it the reference and the inputs.
 """
 
 from __future__ import annotations
 
-import functools
-import types
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from .. import __version__
 from .fixtures import Fixture, load_fixtures
-from .harness import STRATEGIES, Partition, chunks_of, show_split
+from .harness import STRATEGIES, Partition
 
 CR, LF = 13, 10
 
@@ -135,197 +130,8 @@ def rule_fixtures() -> list[tuple[Fixture, Partition]]:
     return found
 
 
-def cases(narrowed: Callable[[Fixture], list[Partition]]) -> Iterator[tuple[Fixture, list[Partition]]]:
-    """The rule cases first (they explain a failure best), then every fixture's bytes, each
-    under every partition strategy of the harness (``narrowed``: pairs with an interesting cut)."""
-    for fixture, own in rule_fixtures():
-        yield fixture, [own, *narrowed(fixture)]
-    for fixture in load_fixtures():
-        yield fixture, narrowed(replace(fixture, checked_under=tuple(STRATEGIES)))
-
-
-# --- what a cutter gives, feed by feed ---------------------------------------
-
-
-@dataclass(frozen=True)
-class Cutting:
-    """Each feed's blocks, then what close() returned; or the error that stopped it."""
-
-    feeds: tuple[tuple[Any, ...], ...]
-    tail: Any = None
-    error: str | None = None
-
-
-def cut_with(factory: Callable[[], Any], chunks: list[bytes]) -> Cutting:
-    """Run a fresh cutter over the chunks, then close it."""
-    feeds: list[tuple] = []
-    try:
-        cutter = factory()
-        for chunk in chunks:
-            feeds.append(tuple(as_bytes(block) for block in cutter.feed(chunk)))
-        return Cutting(tuple(feeds), as_bytes(cutter.close()))
-    except Exception as err:  # a wrong cutter may raise anything: that is what it did
-        return Cutting(tuple(feeds), error=f"{type(err).__name__}: {str(err)[:120]}")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def reference_cutting(raw: bytes, cuts: Partition) -> Cutting:
-    return cut_with(BlockCutter, chunks_of(raw, cuts))
-
-
-def as_bytes(value: Any) -> Any:
-    return bytes(value) if isinstance(value, (bytearray, memoryview)) else value
-
-
-def show_cutting(cutting: Cutting) -> str:
-    """Each feed's blocks, then close()'s bytes (or the error), as one line."""
-    feeds = "[" + ", ".join("[" + ", ".join(repr(block) for block in feed) + "]" for feed in cutting.feeds) + "]"
-    return feeds + (f" then {cutting.error}" if cutting.error else f", close() -> {cutting.tail!r}")
-
-
-def is_subsequence(shorter: list, longer: list) -> bool:
-    rest = iter(longer)
-    return all(any(item == other for other in rest) for item in shorter)
-
-
-def blocks_difference(read: int, expected: list, got: list, later: list) -> tuple[tuple, str]:
-    """The direction of the first difference in the blocks given by read ``read``;
-    ``later`` holds every block the learner's cutter gave after it."""
-    if len(got) < len(expected) and got == expected[: len(got)]:
-        block = expected[len(got)]
-        if isinstance(block, bytes) and b"".join(b for b in later if isinstance(b, bytes)).startswith(block):
-            return ("late",), f"LATE: read {read} should give block {block!r}, your code gives it only in a later read"
-        return ("missing",), f"MISSING: block {block!r}, expected from read {read}, never comes"
-    if len(got) > len(expected) and is_subsequence(expected, got):
-        extra = next(g for i, g in enumerate(got) if i >= len(expected) or g != expected[i])
-        return ("extra",), f"EXTRA: by read {read} your code gives block {extra!r}, which is not one of the stream's blocks"
-    if len(got) != len(expected):
-        more = "EXTRA" if len(got) > len(expected) else "MISSING"
-        return (more.lower(),), f"{more}: by read {read} your code gave {len(got)} blocks where {len(expected)} are complete"
-    j = next(j for j, (e, g) in enumerate(zip(expected, got)) if e != g)
-    return ("value",), f"WRONG VALUE: block {j + 1} (by read {read}) should be {expected[j]!r}, yours is {got[j]!r}{size_hint(expected[j], got[j])}"
-
-
-def size_hint(expected: bytes, got: Any) -> str:
-    if not isinstance(got, bytes) or len(got) == len(expected):
-        return ""
-    gap = len(expected) - len(got)
-    return f" ({gap} byte{'s' * (gap != 1)} missing)" if gap > 0 else f" ({-gap} byte{'s' * (gap != -1)} too many)"
-
-
-def cutting_difference(expected: Cutting, got: Cutting) -> tuple[tuple, str] | None:
-    """The first thing a caller would see differ, or None: blocks read by read, then close()."""
-    if got.error:
-        return ("error",), (
-            f"EXTRA ERROR: your code raises {got.error.split(':')[0]} where any bytes must pass: "
-            "a block cutter works on bytes alone (find, split, slicing) and never decodes"
-        )
-    so_far_e: list = []
-    so_far_g: list = []
-    for read, (feed_e, feed_g) in enumerate(zip(expected.feeds, got.feeds), 1):
-        so_far_e += feed_e
-        so_far_g += feed_g
-        if so_far_e != so_far_g:
-            later = [block for feed in got.feeds[read:] for block in feed]
-            return blocks_difference(read, so_far_e, so_far_g, later)
-    if got.tail != expected.tail:
-        if expected.tail and not got.tail:
-            return ("tail",), f"MISSING: close() should return the bytes after the last block, {expected.tail!r}; yours returns {got.tail!r}"
-        return ("tail",), f"WRONG VALUE: close() should return {expected.tail!r} (the bytes after the last block), yours returns {got.tail!r}{size_hint(expected.tail, got.tail)}"
-    return None
-
-
-# --- not yours ----------------------------------------------------------------
-
-
-def from_package(value: Any) -> bool:
-    """Is ``value`` (a module, a class, a function or an object) the package's?"""
-    if isinstance(value, types.ModuleType):
-        name = value.__name__
-    elif isinstance(value, (type, types.FunctionType)):
-        name = value.__module__
-    else:
-        name = type(value).__module__
-    return name.split(".")[0] == "sse_course"
-
-
-def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from code_objects(const)
-
-
-def borrowed(factory: Any) -> str | None:
-    """What of the package the cutter is built on, if anything: a class it derives
-    from, or a name its code uses."""
-    if from_package(factory):
-        return f"it is the package's own {factory.__module__}.{factory.__qualname__}"
-    functions = [factory]
-    if isinstance(factory, type):
-        base = next((base for base in factory.__mro__[1:] if from_package(base)), None)
-        if base is not None:
-            return f"it derives from {base.__module__}.{base.__qualname__}"
-        functions = [vars(klass).get(name) for klass in factory.__mro__[:-1] for name in vars(klass)]
-    for function in functions:
-        code = getattr(function, "__code__", None)
-        if code is None:
-            continue
-        for inner in code_objects(code):
-            for name in inner.co_names:
-                value = function.__globals__.get(name)
-                if value is not None and from_package(value):
-                    return f"its code uses {name} from {getattr(value, '__module__', None) or value.__name__}"
-    return None
-
-
-def holds_package_object(factory: Callable[[], Any]) -> str | None:
-    """What of the package a fresh cutter holds, if anything (a stub is left to the check)."""
-    try:
-        cutter = factory()
-    except NotImplementedError:
-        return None
-    held = next((value for value in getattr(cutter, "__dict__", {}).values() if from_package(value)), None)
-    return None if held is None else f"it holds a {type(held).__module__}.{type(held).__qualname__}"
-
-
-def not_yours(factory: Callable[[], Any]) -> str | None:
-    """The verdict on a cutter built on the package's own code, or None."""
-    how = borrowed(factory) or holds_package_object(factory)
-    if how is None:
-        return None
-    return (
-        f"your block cutter is NOT YOURS: {how}.\n"
-        "The task asks for a cutter written on bytes alone: bytes.find / index / split and slicing, "
-        "no decoding, and none of the package's decoder, line splitter or parsers."
-    )
-
-
-# --- what the check compares ------------------------------------------------------
-
-
-def compare(raw: bytes, cuts: Partition, make: Callable[[], Any]) -> tuple[tuple, str] | None:
-    """How ``make``'s cutter differs from the reference on ``raw`` cut at ``cuts``, or None."""
-    return cutting_difference(reference_cutting(raw, cuts), cut_with(make, chunks_of(raw, cuts)))
-
-
-def verified(fixtures: int, partitions: int) -> str:
-    return (
-        f"gives the expected blocks read by read and the expected close() on {fixtures - len(RULE_CASES)} fixtures "
-        f"and {len(RULE_CASES)} inputs chosen to separate the rules, under {partitions} partitions in all"
-    )
-
-
-def failure_message(fixture: Fixture, raw: bytes, cuts: Partition, says: str, make: Callable[[], Any]) -> str:
-    """The learner's bug report: the direction, the input and why it matters, the
-    smallest split, then each feed's blocks and close(), expected against got."""
-    chunks = chunks_of(raw, cuts)
-    shortened = "" if raw == fixture.raw else ", shortened"
-    return (
-        f"your block cutter is wrong: {says}.\n"
-        f"input {fixture.id}{shortened} ({fixture.about})\nunder the split ({len(chunks)} read{'s' * (len(chunks) > 1)})\n"
-        f"    {show_split(raw, cuts)}\n"
-        f"each feed(), then close():\n"
-        f"expected: {show_cutting(reference_cutting(raw, cuts))}\n"
-        f"     got: {show_cutting(cut_with(make, chunks))}"
-    )
+def block_fixtures() -> list[Fixture]:
+    """The rule cases first (they explain a failure best), then every fixture's bytes,
+    each to be run under every partition strategy of the harness."""
+    every = tuple(STRATEGIES)
+    return [fixture for fixture, _ in rule_fixtures()] + [replace(fixture, checked_under=every) for fixture in load_fixtures()]
