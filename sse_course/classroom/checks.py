@@ -1,17 +1,20 @@
 """Exercise checks: run a learner's code over every fixture under the harness's partitions.
 
-Every check behaves the same way, so a learner can trust it:
+Each check is a declaration on the checking engine (:mod:`.checking`): its
+inputs (the shipped fixtures, as data), its reference, what it observes and the
+rules its task states; the engine runs it and words the verdict, so every
+check behaves the same way:
 
 * unattempted (``NotImplementedError`` anywhere in the learner's code): it
   prints that the exercise is not attempted yet, and does not raise, so an
   exercise notebook still runs top to bottom;
-* wrong: it raises :class:`CheckFailed` (an ``AssertionError``) whose message
-  says first what is wrong and which way (LATE, EARLY, MISSING, EXTRA, WRONG
-  VALUE, or an error missing, extra or wrong), then the fixture that explains
-  the case, the smallest split that still shows the same difference (fewest
-  cuts, then the shortest input), and what each call returned, expected
-  against got. In a notebook only that message is shown, not the frames of
-  this module;
+* wrong: it raises :class:`CheckFailed` (an ``AssertionError``) whose first
+  line says what is wrong as a kind and a direction (``MISSING (late)``,
+  ``EXTRA (early)``, ``WRONG VALUE``, ``WRONG ERROR``, ``MISSING ERROR``, ``NOT
+  YOURS``), then the fixture that explains the case, the smallest split that
+  still shows the same difference (fewest cuts, then the shortest input), and
+  what each call returned, expected against got. In a notebook only that
+  message is shown, not the frames of the engine;
 * right: it prints what it verified (fixtures, partitions, profiles).
 
 A layer is checked inside the package's parser (:func:`~sse_course.classroom.zoo.compose`):
@@ -20,10 +23,8 @@ package's own. Everything a caller can observe is compared with the package's
 layered parser, read by read: the events each ``feed()`` and ``close()``
 return, ``parser.last_event_id`` and ``parser.retry`` after each call (what a
 reconnecting client relies on), and the error's class and ``offset``. Messages
-are not compared, since a learner's wording may differ. The inputs are the
-shipped fixtures (the families that explain the layer first, every strategy
-each was checked under, pairs narrowed to those holding an interesting cut)
-plus seeded generated streams.
+are not compared, since a learner's wording may differ. Where a task says
+"write X", the check also rejects code that reaches the package's X (NOT YOURS).
 
     from sse_course.classroom.checks import check_parser
     check_parser(lambda: MyParser(), profile="browser")
@@ -32,16 +33,19 @@ plus seeded generated streams.
 from __future__ import annotations
 
 import codecs
+import encodings.utf_8
 import functools
 import inspect
 import json
 import random
 import tracemalloc
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from .. import __version__
+from .. import decoding, layered, lines, parser
+from ..decoding import Utf8Decoder
 from ..errors import DEFAULT_MAX_LINE_CHARS, SSEError
 from ..events import MAX_RETRY_MS, Event
 from ..events import parse_retry as package_parse_retry
@@ -51,23 +55,45 @@ from ..layered import PROFILES
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
 from . import fixtures as fixture_files
+from .checking import (
+    CheckFailed,
+    Kind,
+    NotAttempted,
+    NotYours,
+    Rule,
+    StreamCheck,
+    Trace,
+    attempted,
+    difference,
+    exercise,
+    failed,
+    guarded,
+    in_order,
+    rules,
+    trace,
+    try_it,
+)
+from .checking.compare import no_state, show_error
 from .fixtures import Fixture, load_fixtures
 from .harness import (
-    PAIRS_MAX_BYTES,
     Partition,
     as_event,
     chunks_of,
     describe,
     find_failure,
-    interesting_cuts,
-    on_boundary,
     partitions,
     reference_outcome,
     run,
     show_split,
-    without_range,
 )
 from .zoo import ZOO, compose
+
+__all__ = [
+    "CheckFailed", "ContractError", "NotAttempted", "ProviderError", "try_it",
+    "check_byte_lines", "check_decoder", "check_encoder", "check_event_assembler", "check_fields",
+    "check_json_adapter", "check_line_limit", "check_line_splitter", "check_named_events",
+    "check_own_fixture", "check_parser", "check_payloads", "check_safe_cut", "check_split_finder",
+]
 
 #: Strategies for the generated streams (all but ``pairs``, to keep checks fast).
 GENERATED_STRATEGIES = ("whole", "single", "empty_reads", "one_byte", "interesting", "random")
@@ -80,86 +106,6 @@ HUGE_LIMIT = 1024
 #: What a parser may allocate while refusing the huge chunk: the limit plus a
 #: slice of the chunk (the package's parser decodes 64 KiB at a time), with room.
 HUGE_PEAK_BYTES = 2 << 20
-
-
-# --- not attempted yet ------------------------------------------------------
-
-
-class NotAttempted(BaseException):
-    """A stub raised NotImplementedError. A BaseException, so the harness
-    (which records any Exception as a parser's outcome) lets it through."""
-
-
-def _attempted(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    try:
-        return call(*args, **kwargs)
-    except NotImplementedError as err:
-        raise NotAttempted(getattr(call, "__qualname__", repr(call))) from err
-
-
-class Guarded:
-    """Wraps a learner's object so a NotImplementedError from any method
-    stops the whole check instead of counting as a wrong outcome.
-
-    An SSE error raised without ``completed`` (``IncompleteStream("...")``)
-    is taken to carry nothing: ``empty`` of the layer's output type.
-    """
-
-    def __init__(self, target: Any, empty: Any = None) -> None:
-        self._target = target
-        self._empty = empty
-
-    def feed(self, value: Any) -> Any:
-        return self._call(self._target.feed, value)
-
-    def close(self) -> Any:
-        return self._call(self._target.close)
-
-    def _call(self, method: Callable[..., Any], *args: Any) -> Any:
-        try:
-            return _attempted(method, *args)
-        except SSEError as err:
-            if err.completed is None and self._empty is not None:
-                err.completed = self._empty
-            raise
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target, name)
-
-
-def guarded(factory: Callable[..., Any], empty: Any = None) -> Callable[..., Guarded]:
-    """A factory whose objects are :class:`Guarded`, constructor included."""
-    return lambda *args, **kwargs: Guarded(_attempted(factory, *args, **kwargs), empty)
-
-
-def exercise(what: str) -> Callable[[Callable[..., str]], Callable[..., None]]:
-    """Turn a function returning what it verified into a check that prints it,
-    or prints "not attempted yet" when the learner's code is still a stub."""
-
-    def wrap(check: Callable[..., str]) -> Callable[..., None]:
-        @functools.wraps(check)
-        def checked(*args: Any, **kwargs: Any) -> None:
-            try:
-                verified = check(*args, **kwargs)
-            except NotAttempted as err:
-                print(f"Not attempted yet: {what} still raises NotImplementedError ({err}).")
-                print("Write it in the cell above, run that cell, then run this check again.")
-                return
-            print(f"Correct: {what} {verified}.")
-
-        return checked
-
-    return wrap
-
-
-def try_it(call: Callable[[], Any]) -> Any:
-    """Return ``call()``; if the learner's code it runs is still a stub, say so
-    and return None, so a cell that tries the code runs in an exercise too."""
-    try:
-        return call()
-    except NotImplementedError:
-        print("Not attempted yet: this cell runs code that still raises NotImplementedError.")
-        return None
 
 
 # --- the inputs -------------------------------------------------------------
@@ -214,8 +160,7 @@ def all_kept(fixture: Fixture) -> bool:
 def all_fixtures(keep: Callable[[Fixture], bool] = all_kept, first: tuple[str, ...] = ()) -> list[Fixture]:
     """The shipped fixtures then the generated ones, those ``keep`` accepts; the
     families in ``first`` lead, so a failure is shown on a fixture that explains it."""
-    found = [fixture for fixture in [*load_fixtures(), *generated_fixtures()] if keep(fixture)]
-    return sorted(found, key=lambda fixture: first.index(fixture.family) if fixture.family in first else len(first))
+    return in_order([fixture for fixture in [*load_fixtures(), *generated_fixtures()] if keep(fixture)], first)
 
 
 def without_option(*names: str) -> Callable[[Fixture], bool]:
@@ -223,253 +168,19 @@ def without_option(*names: str) -> Callable[[Fixture], bool]:
     return lambda fixture: not set(names) & set(fixture.options)
 
 
-# --- what a caller observes, read by read -----------------------------------
+# --- what a caller observes, and the reference --------------------------------
 
 
-class CheckFailed(AssertionError):
-    """A check's verdict. In a notebook only its message is shown: IPython
-    calls ``_render_traceback_`` instead of printing the frames of checks.py."""
-
-    def __init__(self, message: str, found: "Difference | None" = None, raw: bytes = b"", cuts: Partition = (), recheck: "Fails | None" = None) -> None:
-        super().__init__(message)
-        self.found = found  # what differs, the split that shows it, and how to re-run it (for tests)
-        self.raw = raw
-        self.cuts = cuts
-        self.recheck = recheck
-
-    def _render_traceback_(self) -> list[str]:
-        return [f"{type(self).__name__}: {self}"]
-
-
-#: A parser object has no such state (a learner's parser may not offer it).
-NO_STATE = None
-
-
-@dataclass(frozen=True)
-class Trace:
-    """All a caller can observe of one run: each call's items (``feed`` per
-    chunk, then ``close``), the parser's ``(last_event_id, retry)`` after each
-    call, then the error's class and offset with the items it carried."""
-
-    reads: int
-    calls: tuple[tuple, ...]
-    states: tuple[Any, ...]
-    error: tuple[str, int | None] | None = None
-    carried: tuple = ()
-
-    def items(self) -> list:
-        """Every item, in order: those returned, then those the error carried."""
-        return [item for call in self.calls for item in call] + list(self.carried)
-
-
-def state_of(parser: Any) -> Any:
-    """What a reconnecting client reads from the parser, if it offers it."""
-    try:
-        return (parser.last_event_id, parser.retry)
-    except AttributeError:
-        return NO_STATE
-
-
-def no_state(parser: Any) -> Any:
-    return NO_STATE
-
-
-def error_name(err: Exception) -> str:
-    return type(err).__name__
-
-
-def trace(
-    factory: Callable[[], Any],
-    chunks: Iterable[Any],
-    normalise: Callable[[Any], Any] = as_event,
-    state: Callable[[Any], Any] = state_of,
-    name: Callable[[Exception], str] = error_name,
-) -> Trace:
-    """Run a fresh object over the chunks, then close it; record what came out."""
-    chunks = list(chunks)
-    calls: list[tuple] = []
-    states: list[Any] = []
-    try:
-        parser = factory()
-        for chunk in [*chunks, None]:
-            out = parser.close() if chunk is None else parser.feed(chunk)
-            calls.append(tuple(normalise(item) for item in out))
-            states.append(state(parser))
-    except Exception as err:  # a wrong layer may raise anything: that is what it did
-        carried = tuple(normalise(item) for item in getattr(err, "events", None) or ())
-        return Trace(len(chunks), tuple(calls), tuple(states), (name(err), getattr(err, "offset", None)), carried)
-    return Trace(len(chunks), tuple(calls), tuple(states))
-
-
-def same_item(expected: Any, got: Any) -> bool:
-    """Equal, on the fields a learner's event provides (a ``(type, data)`` pair is enough)."""
-    if isinstance(expected, tuple) and isinstance(got, tuple) and len(got) >= 2:
-        return expected[: len(got)] == got
-    return expected == got
-
-
-def same_items(expected: list, got: list) -> bool:
-    return len(expected) == len(got) and all(same_item(e, g) for e, g in zip(expected, got))
-
-
-@dataclass(frozen=True)
-class Difference:
-    """How a run differs from the reference: ``kind`` stays fixed while the
-    split is shrunk; ``says`` is the sentence for the learner."""
-
-    kind: tuple
-    says: str
-
-
-def _call_name(index: int, reads: int) -> str:
-    return "close()" if index == reads else f"read {index + 1}"
-
-
-def _items_difference(where: str, expected: list, got: list, total_e: list, total_g: list, noun: str) -> Difference:
-    """The direction of the first difference, found at the call ``where``."""
-    if len(got) < len(expected) and same_items(expected[: len(got)], got):
-        if len(total_g) >= len(total_e):
-            return Difference(("late",), f"LATE: {where} should give {noun} {expected[len(got)]!r}, your code gives it only in a later call")
-        return Difference(("missing",), f"MISSING: {noun} {expected[len(got)]!r}, expected from {where}, never comes")
-    if len(got) > len(expected):
-        if contains(got, expected) and len(total_g) > len(total_e):
-            return Difference(("extra",), f"EXTRA: by {where} your code gave {_count(len(got), noun)} where the stream holds {len(expected)}")
-        return Difference(
-            ("early",),
-            f"EARLY: by {where} your code gave {_count(len(got), noun)} where {len(expected)} are complete: "
-            f"one came out before the line end or blank line that completes it",
-        )
-    if len(got) < len(expected):
-        return Difference(("missing",), f"MISSING: by {where} your code gave {_count(len(got), noun)} where {len(expected)} are complete")
-    j = next(j for j, (e, g) in enumerate(zip(expected, got)) if not same_item(e, g))
-    return Difference(("value",), f"WRONG VALUE: {noun} {j + 1} (from {where}) should be {expected[j]!r}, your code gives {got[j]!r}")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def contains(longer: list, shorter: list) -> bool:
-    """Is ``shorter`` a subsequence of ``longer`` (the rest being extra items)?"""
-    rest = iter(longer)
-    return all(any(same_item(item, other) for other in rest) for item in shorter)
-
-
-def difference(expected: Trace, got: Trace, noun: str = "event") -> Difference | None:
-    """The first thing a caller would see differ, or None: items read by read,
-    the parser's state after each call, then the error (class and offset)."""
-    so_far_e: list = []
-    so_far_g: list = []
-    for i, (call_e, call_g) in enumerate(zip(expected.calls, got.calls)):
-        so_far_e += call_e
-        so_far_g += call_g
-        if not same_items(so_far_e, so_far_g):
-            return _items_difference(_call_name(i, expected.reads), so_far_e, so_far_g, expected.items(), got.items(), noun)
-        state_e, state_g = expected.states[i], got.states[i]
-        if NO_STATE not in (state_e, state_g) and state_e != state_g:
-            name = "last_event_id" if state_e[0] != state_g[0] else "retry"
-            value_e, value_g = (state_e[0], state_g[0]) if name == "last_event_id" else (state_e[1], state_g[1])
-            return Difference(
-                ("state", name),
-                f"WRONG VALUE: after {_call_name(i, expected.reads)}, parser.{name} should be {value_e!r}, yours is {value_g!r}"
-                + (" (what a reconnecting client sends as Last-Event-ID)" if name == "last_event_id" else ""),
-            )
-    if (expected.error and expected.error[0]) != (got.error and got.error[0]):
-        return _error_difference(expected.error, got.error)
-    total_e, total_g = expected.items(), got.items()
-    if not same_items(total_e, total_g):
-        return _items_difference("the whole stream", total_e, total_g, total_e, total_g, noun)
-    return _error_difference(expected.error, got.error)
-
-
-def _error_difference(expected: tuple | None, got: tuple | None) -> Difference | None:
-    if expected == got:
-        return None
-    if got is None:
-        return Difference(("error", expected[0], None), f"MISSING ERROR: the stream should raise {_error(expected)}, your code raises nothing")
-    if expected is None:
-        return Difference(("error", None, got[0]), f"EXTRA ERROR: your code raises {_error(got)}, where the stream is fine")
-    if expected[0] != got[0]:
-        return Difference(("error", expected[0], got[0]), f"WRONG ERROR: expected {_error(expected)}, your code raises {_error(got)}")
-    return Difference(("offset",), f"WRONG VALUE: {_error(expected)} is right, your code says byte {got[1]}: count from the start of the stream, bytes held from earlier reads included")
-
-
-def _error(error: tuple) -> str:
-    return error[0] + ("" if error[1] is None else f" at byte {error[1]}")
-
-
-def show_trace(found: Trace) -> str:
-    """Each call's items, then the error, as one line."""
-    calls = "[" + ", ".join("[" + ", ".join(repr(item) for item in call) + "]" for call in found.calls) + "]"
-    return calls + (f" then {_error(found.error)}" if found.error else "")
+def event_trace(factory: Callable[[], Any], chunks: Iterable[Any]) -> Trace:
+    """A parser's trace: its events as tuples, its state after each call."""
+    return trace(factory, chunks, normalise=as_event)
 
 
 @functools.lru_cache(maxsize=1 << 17)
 def reference_trace(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
-    """What the package's layered parser gives: the oracle every check compares with."""
-    return trace(lambda: compose(profile, json.loads(options)), chunks_of(raw, cuts))
+    """What the package's layered parser gives: the oracle every parser check compares with."""
+    return event_trace(lambda: compose(profile, json.loads(options)), chunks_of(raw, cuts))
 
-
-def frozen(options: dict[str, Any]) -> str:
-    """Options (limits, or an adapter's config) as a key the oracles can cache on."""
-    return json.dumps(options, sort_keys=True)
-
-
-Fails = Callable[[bytes, Partition], "Difference | None"]
-
-
-def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tuple[bytes, Partition, Difference]:
-    """Fewer cuts, then a shorter input (never cutting a character in half),
-    while the run still differs in the same way; then fewer cuts again."""
-
-    def same_kind(trial_raw: bytes, trial_cuts: Partition) -> Difference | None:
-        trial = fails(trial_raw, trial_cuts)
-        return trial if trial is not None and trial.kind == found.kind else None
-
-    def fewer_cuts(raw: bytes, cuts: Partition, found: Difference) -> tuple[Partition, Difference]:
-        i = 0
-        while i < len(cuts):
-            trial = cuts[:i] + cuts[i + 1 :]
-            smaller = same_kind(raw, trial)
-            if smaller is None:
-                i += 1
-            else:
-                cuts, found = trial, smaller
-        return cuts, found
-
-    cuts, found = fewer_cuts(raw, cuts, found)
-    size = max(len(raw) // 2, 1)
-    while size >= 1:
-        start = 0
-        while start < len(raw):
-            smaller = None
-            if on_boundary(raw, start) and on_boundary(raw, start + size):
-                trial_raw, trial_cuts = without_range(raw, cuts, start, size)
-                smaller = same_kind(trial_raw, trial_cuts)
-            if smaller is None:
-                start += size
-            else:
-                raw, cuts, found = trial_raw, trial_cuts, smaller
-        size //= 2
-    shorter = True
-    while shorter:  # then one whole character at a time, until none can go
-        shorter, start = False, 0
-        while start < len(raw):
-            size = next((n for n in range(1, 5) if on_boundary(raw, start + n)), 1)
-            trial_raw, trial_cuts = without_range(raw, cuts, start, size)
-            smaller = same_kind(trial_raw, trial_cuts) if trial_raw else None
-            if smaller is None:
-                start += size
-            else:
-                raw, cuts, found, shorter = trial_raw, trial_cuts, smaller, True
-        cuts, found = fewer_cuts(raw, cuts, found)
-    return raw, cuts, found
-
-
-# --- running everything -----------------------------------------------------
-
-
-Maker = Callable[[str, dict[str, Any]], Any]
 
 #: The fixture families that explain a layer's mistakes, searched first.
 LAYER_FAMILIES = {
@@ -480,84 +191,25 @@ LAYER_FAMILIES = {
 }
 
 
-def check_partitions(fixture: Fixture) -> list[Partition]:
-    """The fixture's partitions, with ``pairs`` narrowed to pairs holding an
-    interesting cut (inside a character, between CR and LF, after ``data:``,
-    between events): the pairs that catch the zoo, at a third of the cost."""
-    strategies = [name for name in fixture.checked_under if name != "pairs"]
-    found = partitions(fixture.raw, strategies, fixture.cuts)
-    if "pairs" in fixture.checked_under and len(fixture.raw) <= PAIRS_MAX_BYTES:
-        seen = set(found)
-        for first in interesting_cuts(fixture.raw):
-            for other in range(1, len(fixture.raw)):
-                pair = tuple(sorted((first, other)))
-                if first != other and pair not in seen:
-                    seen.add(pair)
-                    found.append(pair)
-    return found
+def _strict(profile: str) -> bool:
+    return profile == "strict"
 
 
-Oracle = Callable[[bytes, Partition, str, str], Trace]
-Observe = Callable[[Callable[[], Any], list], Trace]
+def in_slot(slot: str, arguments: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Callable[..., Any]:
+    """Build the package's parser with the learner's layer in ``slot``, made with ``arguments(profile, options)``."""
+    return lambda make, profile, options: compose(profile, options, **{slot: make(**arguments(profile, options))})
 
 
-def verify(
-    make: Maker,
-    fixtures: list[Fixture],
-    profiles: Iterable[str],
-    what: str,
-    oracle: Oracle = reference_trace,
-    observe: Observe = trace,
-    noun: str = "event",
-) -> str:
-    """Run every fixture under every partition in each profile and compare all
-    a caller observes with the package's parser; raise on the first difference,
-    shrunk to the smallest split, else say what was verified."""
-    profiles = tuple(profiles)
-    count = 0
-    for fixture in fixtures:
-        for profile in profiles:
-            options = frozen(fixture.options)
-
-            def fails(raw: bytes, cuts: Partition) -> Difference | None:
-                got = observe(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
-                return difference(oracle(raw, cuts, profile, options), got, noun)
-
-            chosen = check_partitions(fixture)
-            for cuts in chosen:
-                found = fails(fixture.raw, cuts)
-                if found is not None:
-                    raw, cuts, found = shrink(fails, fixture.raw, cuts, found)
-                    expected = oracle(raw, cuts, profile, options)
-                    got = observe(lambda: make(profile, fixture.options), chunks_of(raw, cuts))
-                    message = failure_message(what, fixture, profile, raw, cuts, found, expected, got)
-                    raise CheckFailed(message, found, raw, cuts, fails)
-            count += len(chosen)
-    shipped = sum(fixture.family != "generated" for fixture in fixtures)
-    generated = f" and {len(fixtures) - shipped} generated streams" if shipped < len(fixtures) else ""
-    state = ", parser.last_event_id and retry after each read," if oracle is reference_trace else ""
-    return (
-        f"gives the expected {noun}s read by read{state} and the expected errors"
-        f"{' (class and offset)' if oracle is reference_trace else ''} on {shipped} fixtures{generated}, "
-        f"under {count} partitions in all (profile{'s' if len(profiles) > 1 else ''} {' and '.join(profiles)})"
-    )
+def by_strictness(profile: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A layer of the lines or events kind is made ``factory(strict=...)``."""
+    return {"strict": _strict(profile)}
 
 
-def failure_message(
-    what: str, fixture: Fixture, profile: str, raw: bytes, cuts: Partition, found: Difference, expected: Trace, got: Trace
-) -> str:
-    """The learner's bug report: the direction, the fixture and why it matters,
-    the smallest split, then what each call returned, expected against got."""
-    about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
-    settings = "".join(f", {name}={value!r}" for name, value in fixture.options.items())
-    shortened = "" if raw == fixture.raw else ", shortened"
-    reads = len(chunks_of(raw, cuts))
-    return (
-        f"{what} is wrong: {found.says}.\n"
-        f"fixture {fixture.id}{shortened} [{profile}{settings}]{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
-        f"    {show_split(raw, cuts)}\n"
-        f"each feed(), then close():\n"
-        f"expected: {show_trace(expected)}\n     got: {show_trace(got)}"
+def layer_check(slot: str, what: str, rules_: tuple[Rule, ...], arguments: Callable[..., dict[str, Any]], keep: Callable[[Fixture], bool] = all_kept, first: tuple[str, ...] = (), **more: Any) -> StreamCheck:
+    """A learner's layer in the package's parser, in place of its ``slot``, in both profiles."""
+    return StreamCheck(
+        what, rules_, lambda: all_fixtures(keep, first or LAYER_FAMILIES[slot]), in_slot(slot, arguments),
+        reference_trace, event_trace, full_trace=True, **more,
     )
 
 
@@ -567,7 +219,7 @@ PER_READ_STRATEGIES = ("single", "empty_reads", "one_byte", "interesting")
 
 def per_read(factory: Callable[[], Any], chunks: list[bytes]) -> list[list]:
     """The events each ``feed`` returned, then ``close()``'s, up to an error."""
-    return [list(call) for call in trace(factory, chunks, normalise=lambda item: item).calls]
+    return [list(call) for call in trace(factory, chunks).calls]
 
 
 def accepts_limits(factory: Callable[..., Any]) -> bool:
@@ -593,21 +245,28 @@ def refuses_huge_chunk(parser: Any, what: str) -> str:
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
+    shown = f"one chunk of {len(chunk)} bytes with no line end, max_line_chars={HUGE_LIMIT}\n    b'data: xxxxxxxx...'  (a single read)"
     if not got.startswith("LineTooLong"):
-        raise CheckFailed(
-            f"{what} is wrong on one chunk of {len(chunk)} bytes with no line end, max_line_chars={HUGE_LIMIT}\n"
-            f"    b'data: xxxxxxxx...'  (a single read)\n"
-            f"expected: LineTooLong raised by that feed()\n     got: {got[:200]}"
-        )
+        raise failed(what, Kind.MISSING_ERROR, "the limit did not fire in the feed() that passed it.", f"{shown}\nexpected: LineTooLong raised by that feed()\n     got: {got[:200]}", direction="none raised")
     if peak > HUGE_PEAK_BYTES:
-        raise CheckFailed(
-            f"{what} raised LineTooLong only after holding {peak // 1024} KiB for a {HUGE_LIMIT}-character "
-            f"limit (allowed: {HUGE_PEAK_BYTES // 1024} KiB): check the limit before buffering the chunk"
+        raise failed(
+            what, Kind.MISSING_ERROR, f"LineTooLong came only after holding {peak // 1024} KiB for a {HUGE_LIMIT}-character limit "
+            f"(allowed: {HUGE_PEAK_BYTES // 1024} KiB): check the limit before buffering the chunk.", shown, direction="none raised",
         )
     return f"and refuses one {len(chunk) >> 20} MiB chunk at max_line_chars={HUGE_LIMIT} holding at most {peak // 1024} KiB"
 
 
 # --- the whole parser -------------------------------------------------------
+
+PARSER = StreamCheck(
+    "your parser",
+    rules(("standard", "every fixture's events and errors, read by read, as the package's parser gives them")),
+    lambda: all_fixtures(first=LAYER_FAMILIES["parser"]),
+    lambda make, _profile, options: make(**options),
+    reference_trace,
+    event_trace,
+    full_trace=True,
+)
 
 
 @exercise("your parser")
@@ -618,75 +277,107 @@ def check_parser(factory: Callable[..., Any], profile: str = "strict") -> str:
     ``max_event_chars`` keywords, the limit fixtures run too, and a huge chunk."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
-    make_one = guarded(factory)
     limits = accepts_limits(factory)
     keep = all_kept if limits else without_option("max_line_chars", "max_event_chars")
-    verified = verify(lambda _profile, options: make_one(**options), all_fixtures(keep, LAYER_FAMILIES["parser"]), [profile], "your parser")
+    declared = replace(PARSER, profiles=(profile,), fixtures=lambda: all_fixtures(keep, LAYER_FAMILIES["parser"]))
+    verified = declared.verify(factory)
     if not limits:
         return verified + " (limit fixtures skipped: the factory takes no max_line_chars/max_event_chars)"
-    return verified + " " + refuses_huge_chunk(make_one(max_line_chars=HUGE_LIMIT), "your parser")
+    return verified + " " + refuses_huge_chunk(guarded(factory)(max_line_chars=HUGE_LIMIT), "your parser")
 
 
 # --- the layers -------------------------------------------------------------
 
+DECODER_ERRORS = {"strict": "strict", "browser": "replace"}
 
-def verify_layer(slot: str, make_layer: Maker, keep: Callable[[Fixture], bool], what: str, first: tuple[str, ...] = ()) -> str:
-    """Verify a learner's layer in the package's parser, in place of its ``slot``
-    (``decoder``, ``splitter`` or ``assembler``), in both profiles."""
-    return verify(
-        lambda profile, options: compose(profile, options, **{slot: make_layer(profile, options)}),
-        all_fixtures(keep, first or LAYER_FAMILIES[slot]),
-        PROFILES,
-        what,
-    )
-
-
-def _strict(profile: str) -> bool:
-    return profile == "strict"
-
-
-def by_strictness(factory: Callable[..., Any]) -> Maker:
-    """Make a layer of the lines or events kind: ``factory(strict=...)``."""
-    make_one = guarded(factory, empty=[])
-    return lambda profile, _options: make_one(strict=_strict(profile))
+DECODER = layer_check(
+    "decoder", "your decoder",
+    rules(
+        ("whole-characters", "decode the whole characters; hold the bytes of one cut by a read for the next read"),
+        ("final", "at the end of the stream (close), decode all that is held: a cut character is an error or U+FFFD"),
+        ("bom-once", "U+FEFF is dropped once, from the stream's first text"),
+        ("strict-raises", "in the strict profile an invalid byte raises DecodeError"),
+        ("replace", "with errors='replace' an invalid byte becomes U+FFFD"),
+        ("offset-in-stream", "DecodeError's offset counts from the start of the stream"),
+        ("completed", "DecodeError's completed is the text before the bad byte"),
+    ),
+    lambda profile, _options: {"errors": DECODER_ERRORS[profile]},
+    empty="",
+    not_yours=NotYours(
+        "write the decoder yourself, with bytes.decode and your safe_cut: no codecs incremental decoder, "
+        "no Utf8Decoder (not subclassed, held or called)",
+        classes=(Utf8Decoder, codecs.IncrementalDecoder),
+        code=(codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder),
+    ),
+)
 
 
 @exercise("your decoder")
 def check_decoder(factory: Callable[..., Any]) -> str:
-    """Lesson 02: ``factory(errors="strict" | "replace")`` returns a decoder with
+    """Exercise 02: ``factory(errors="strict" | "replace")`` returns a decoder with
     ``feed(bytes) -> str`` and ``close() -> str`` (BOM dropped once, at the
     start; strict errors raise ``DecodeError`` carrying the text before them)."""
-    make_one = guarded(factory, empty="")
-    errors = {"strict": "strict", "browser": "replace"}
-    return verify_layer("decoder", lambda profile, _: make_one(errors=errors[profile]), all_kept, "your decoder")
+    return DECODER.verify(factory)
+
+
+LINE_SPLITTER = layer_check(
+    "splitter", "your line splitter",
+    rules(("line-ends", "CR, LF and CRLF end a line; a CR ends it at once; one LF after a CR is skipped")),
+    by_strictness, without_option("max_line_chars"), empty=[],
+)
 
 
 @exercise("your line splitter")
 def check_line_splitter(factory: Callable[..., Any]) -> str:
     """Lesson 03: ``factory(strict=True | False)`` returns a splitter with
     ``feed(text) -> list[str]`` and ``close() -> list[str]``; limits come later."""
-    return verify_layer("splitter", by_strictness(factory), without_option("max_line_chars"), "your line splitter")
+    return LINE_SPLITTER.verify(factory)
+
+
+EVENT_ASSEMBLER = layer_check(
+    "assembler", "your event assembler",
+    rules(("fields", "fields, dispatch, id and retry as the standard says")),
+    by_strictness, without_option("max_event_chars"), empty=[],
+)
 
 
 @exercise("your event assembler")
 def check_event_assembler(factory: Callable[..., Any]) -> str:
     """Lesson 04: ``factory(strict=True | False)`` returns an assembler with
     ``feed(lines) -> list[Event]`` and ``close() -> list[Event]``."""
-    return verify_layer("assembler", by_strictness(factory), without_option("max_event_chars"), "your event assembler")
+    return EVENT_ASSEMBLER.verify(factory)
+
+
+def limit_arguments(profile: str, options: dict[str, Any]) -> dict[str, Any]:
+    return {"max_line_chars": options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), "strict": _strict(profile)}
+
+
+LINE_LIMIT = layer_check(
+    "splitter", "your bounded line splitter",
+    rules(
+        ("over-the-limit", "a line longer than max_line_chars raises LineTooLong"),
+        ("at-the-limit", "a line of exactly max_line_chars characters is fine (the line end is not counted)"),
+        ("unfinished-counts", "the unfinished line from earlier reads counts toward the limit"),
+        ("completed", "LineTooLong carries the lines completed before the long line starts"),
+        ("before-buffering", "the limit fires in the feed() that passes it, before the chunk is buffered"),
+    ),
+    limit_arguments, first=("limits", "line_ends"), empty=[],
+    not_yours=NotYours(
+        "write the limit yourself, in front of the package's LineSplitter: the splitter's own "
+        "max_line_chars must not be what refuses the line, and LineLimit must not subclass it",
+        bases=(LineSplitter,),
+        raised_by=(LineSplitter._extend,),
+    ),
+)
 
 
 @exercise("your bounded line splitter")
 def check_line_limit(factory: Callable[..., Any]) -> str:
     """Lesson 05: ``factory(max_line_chars=n, strict=...)`` returns a splitter
     that raises ``LineTooLong`` as soon as a line passes ``n`` characters."""
-    make_one = guarded(factory, empty=[])
-
-    def make(profile: str, options: dict[str, Any]) -> Any:
-        limit = options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS)
-        return make_one(max_line_chars=limit, strict=_strict(profile))
-
-    verified = verify_layer("splitter", make, all_kept, "your bounded line splitter", ("limits", "line_ends"))
-    huge = compose("strict", {}, splitter=make("strict", {"max_line_chars": HUGE_LIMIT}))
+    verified = LINE_LIMIT.verify(factory)
+    make = guarded(factory, [])
+    huge = compose("strict", {}, splitter=make(**limit_arguments("strict", {"max_line_chars": HUGE_LIMIT})))
     return verified + " " + refuses_huge_chunk(huge, "your bounded line splitter")
 
 
@@ -719,7 +410,7 @@ def payload_trace(factory: Callable[[], Any], chunks: list) -> Trace:
     return trace(factory, chunks, normalise=lambda value: value, state=no_state, name=payload_error_name)
 
 
-def payload_oracle(reference: Callable[..., Any]) -> Oracle:
+def payload_oracle(reference: Callable[..., Any]) -> Callable[[bytes, Partition, str, str], Trace]:
     """The trace of the package's parser, then ``reference(**config)``, fed each read's events."""
 
     @functools.lru_cache(maxsize=1 << 14)
@@ -736,22 +427,33 @@ def payload_fixtures() -> list[Fixture]:
 
 JSON_ORACLE = payload_oracle(JSONPayloads)
 
+PAYLOAD_RULES = rules(
+    ("complete-events-only", "JSON is parsed from complete events only, never from a chunk"),
+    ("event-types", "only the configured event types carry JSON; others are skipped"),
+    ("required-keys", "a payload lacking a required key raises the payload error"),
+    ("end-marker", "the end marker yields no payload; an event after it, or no marker at close(), is an error"),
+    ("own-error", "a broken payload raises a payload error of its own, not JSONDecodeError or an SSE error"),
+)
+
+PAYLOADS = StreamCheck(
+    "your payload pipeline", PAYLOAD_RULES, payload_fixtures, lambda make, _p, config: make(**config),
+    JSON_ORACLE, payload_trace, profiles=("strict",), noun="payload",
+)
+JSON_ADAPTER = replace(PAYLOADS, what="your JSON adapter", build=lambda make, _p, config: AdapterPipeline(make(**config)))
+
 
 @exercise("your payload pipeline")
 def check_payloads(factory: Callable[..., Any]) -> str:
     """``factory(**config)`` returns a bytes -> payloads pipeline with ``feed(chunk)``
     and ``close()``; ``config`` is ``JSONPayloads``'s (event_types, required_keys, end_marker)."""
-    make_one = guarded(factory)
-    return verify(lambda _p, config: make_one(**config), payload_fixtures(), ["strict"], "your payload pipeline", JSON_ORACLE, payload_trace, "payload")
+    return PAYLOADS.verify(factory)
 
 
 @exercise("your JSON adapter")
 def check_json_adapter(factory: Callable[..., Any]) -> str:
     """Lesson 06: ``factory(**config)`` returns an adapter with ``feed(events) ->
     list`` and ``close() -> list``, raising its own error for a broken payload."""
-    make_one = guarded(factory)
-    make = lambda _p, config: AdapterPipeline(make_one(**config))  # noqa: E731
-    return verify(make, payload_fixtures(), ["strict"], "your JSON adapter", JSON_ORACLE, payload_trace, "payload")
+    return JSON_ADAPTER.verify(factory)
 
 
 # --- exercise 02: where a buffer can be cut ---------------------------------
@@ -789,19 +491,29 @@ def _valid_so_far(buffer: bytes) -> bool:
     return True
 
 
+SAFE_CUT_RULES = rules(
+    ("promise-not-kept", "a lead byte that promises more bytes than follow it is held, with what follows it"),
+    ("promise-kept", "a buffer that ends on a whole character is decodable whole"),
+    ("invalid-not-held", "bytes invalid whatever follows (0xF8-0xFF, a continuation byte with no lead) are not held"),
+    ("last-four-only", "only a lead byte within the last four bytes can be the start of an unfinished character"),
+)
+
+
 @exercise("your safe_cut")
 def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
     """Exercise 02: ``safe_cut(buffer)`` is the number of leading bytes that end
     on a character boundary (a lead byte's promise kept, or broken beyond repair)."""
     cases = safe_cut_cases()
     for buffer in cases:
-        expected, got = whole_characters(buffer), _attempted(safe_cut, buffer)
+        expected, got = whole_characters(buffer), attempted(safe_cut, buffer)
         if got != expected:
-            direction = "too FEW: whole characters wait for nothing" if isinstance(got, int) and got < expected else "too MANY: a character would be cut in two"
-            raise CheckFailed(
-                f"your safe_cut is wrong: WRONG VALUE, {direction}.\n"
-                f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}\n"
-                f"    decodable now: {buffer[:expected]!r}, held for the next read: {buffer[expected:]!r}"
+            low = isinstance(got, int) and got < expected
+            raise failed(
+                "your safe_cut", Kind.WRONG_VALUE,
+                f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}: "
+                + ("whole characters would wait for nothing." if low else "a character would be cut in two."),
+                f"    decodable now: {buffer[:expected]!r}, held for the next read: {buffer[expected:]!r}",
+                direction="too low" if low else "too high",
             )
     return f"gives the right cut for {len(cases)} buffers: every prefix of every fixture, and edge cases"
 
@@ -832,13 +544,39 @@ def line_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trac
     return line_trace(lambda: LatinLines(_strict(profile)), chunks_of(raw, cuts))
 
 
+#: The package's line splitting, which a "your own line splitter" task may not reach.
+PACKAGE_LINES = (LineSplitter, lines, layered, parser)
+
+BYTE_LINES = StreamCheck(
+    "your byte line splitter",
+    rules(
+        ("lf", "an LF alone ends a line"),
+        ("cr", "a CR alone ends a line"),
+        ("crlf", "CRLF is one line end"),
+        ("cr-at-once", "a CR that ends a chunk ends its line at once"),
+        ("lf-after-cr-skipped", "one LF that starts the next chunk after a CR is skipped"),
+        ("empty-chunk", "an empty chunk changes nothing (the LF after a CR is still skipped)"),
+        ("unfinished-kept", "the unfinished line is kept for the next feed"),
+        ("close-strict", "close(): an unfinished line raises IncompleteStream when strict"),
+        ("close-browser", "close(): an unfinished line is dropped otherwise"),
+        ("bytes-only", "lines are bytes, never decoded (invalid UTF-8 passes through)"),
+    ),
+    lambda: all_fixtures(without_option("max_line_chars"), ("line_ends",)),
+    lambda make, profile, _options: make(strict=_strict(profile)),
+    line_oracle, line_trace, noun="line", empty=[],
+    not_yours=NotYours(
+        "write the line splitter yourself, on bytes with bytes.find: not the package's LineSplitter "
+        "(not subclassed, held or called) nor its parsers",
+        classes=(LineSplitter,), code=PACKAGE_LINES,
+    ),
+)
+
+
 @exercise("your byte line splitter")
 def check_byte_lines(factory: Callable[..., Any]) -> str:
     """Exercise 03: ``factory(strict=...)`` returns a splitter with ``feed(bytes)
     -> list[bytes]`` and ``close() -> list[bytes]``."""
-    make = by_strictness(factory)
-    fixtures = all_fixtures(without_option("max_line_chars"), ("line_ends",))
-    return verify(make, fixtures, PROFILES, "your byte line splitter", line_oracle, line_trace, "line")
+    return BYTE_LINES.verify(factory)
 
 
 # --- exercise 04: fields, and the server's side -----------------------------
@@ -869,14 +607,12 @@ def check_fields(split_field: Callable[[str], tuple], parse_retry: Callable[[str
         for value in cases:
             expected = reference(value)
             try:
-                got = _attempted(function, value)
-            except NotAttempted:
-                raise
+                got = attempted(function, value)
             except Exception as err:  # a wrong function may raise: that is what it did
                 got = f"{type(err).__name__}: {str(err)[:80]}"
             if got != expected:
                 shown = value if len(value) < 60 else value[:20] + f"... ({len(value)} characters)"
-                raise CheckFailed(f"your {name} is wrong: WRONG VALUE.\n{name}({shown!r}) should be {expected!r}, yours is {got!r}")
+                raise failed(f"your {name}", Kind.WRONG_VALUE, f"{name}({shown!r}) should be {expected!r}, yours is {got!r}.")
     return f"agree with the standard on {len(lines)} field lines and {len(RETRY_VALUES)} retry values"
 
 
@@ -906,9 +642,7 @@ def expected_event(case: dict, last_event_id: str, retry: int | None) -> Event:
 
 def _encoded(encode: Callable[..., bytes], case: dict) -> Any:
     try:
-        return _attempted(encode, **case)
-    except NotAttempted:
-        raise
+        return attempted(encode, **case)
     except Exception as err:  # that is what it did
         return err
 
@@ -929,7 +663,7 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
             encoded = [_encoded(encode, call) for call in calls]
             bad = next((e for e in encoded if not isinstance(e, bytes)), None)
             if bad is not None:
-                raise CheckFailed(f"your encoder is wrong: EXTRA ERROR.\n{_call(calls[encoded.index(bad)])} should return bytes, yours gives {bad!r}")
+                raise failed("your encoder", Kind.WRONG_ERROR, f"{_call(calls[encoded.index(bad)])} should return bytes, yours gives {bad!r}.", direction="unexpected")
             raw = b"".join(encoded)
             expected, last_id, retry = [], "", None
             for call in calls:
@@ -937,23 +671,26 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
                 last_id, retry = expected[-1].last_event_id, expected[-1].retry
             for profile in PROFILES:
                 for cuts in partitions(raw, ("whole", "single")):
-                    got = trace(lambda: SSEParser(profile), chunks_of(raw, cuts))
-                    events = got.items()
-                    if got.error or events != [as_event(e) for e in expected] or got.states[-1] != (last_id, retry):
-                        said = "WRONG VALUE" if len(events) == len(expected) else ("MISSING" if len(events) < len(expected) else "EXTRA")
-                        raise CheckFailed(
-                            f"your encoder is wrong: {said}: a parser reads your bytes as other events.\n"
-                            + "\n".join(_call(call) for call in calls)
+                    got = event_trace(lambda: SSEParser(profile), chunks_of(raw, cuts))
+                    want = Trace(0, (tuple(as_event(e) for e in expected),), ((last_id, retry),))
+                    seen = Trace(0, (tuple(got.items()),), got.states[-1:], got.error)
+                    found = difference(want, seen)
+                    if found is not None:
+                        raise failed(
+                            "your encoder", found.kind, "a parser reads your bytes as other events: " + found.says.replace("from close()", "from the stream") + ".",
+                            "\n".join(_call(call) for call in calls)
                             + f"\ngave {raw!r}\nunder the split {show_split(raw, cuts)} [{profile}]\n"
-                            f"expected: {[as_event(e) for e in expected]}, parser.last_event_id {last_id!r}\n"
-                            f"     got: {show_trace(got)}, parser.last_event_id {got.states[-1][0] if got.states else '?'!r}"
+                            f"the events of the whole stream, then parser.last_event_id:\n"
+                            f"expected: {list(want.items())}, {last_id!r}\n"
+                            f"     got: {list(seen.items())}{' then ' + show_error(got.error) if got.error else ''}, {seen.states[0][0] if seen.states else '?'!r}",
+                            direction=found.direction,
                         )
     for case in ENCODE_REFUSED:
         got = _encoded(encode, case)
         if not isinstance(got, ValueError):
-            raise CheckFailed(
-                f"your encoder is wrong: MISSING ERROR: no stream can carry this value.\n"
-                f"{_call(case)} should raise ValueError, yours gives {got!r}"
+            raise failed(
+                "your encoder", Kind.MISSING_ERROR, "no stream can carry this value.",
+                f"{_call(case)} should raise ValueError, yours gives {got!r}", direction="none raised",
             )
     return f"round-trips {2 * len(cases)} streams through the package's parser in both profiles, and refuses {len(ENCODE_REFUSED)} values no stream can carry"
 
@@ -1045,13 +782,28 @@ def contract_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> 
     return contract_trace(lambda: AdapterPipeline(NamedEventsReference()), chunks_of(raw, cuts))
 
 
+NAMED_EVENTS = StreamCheck(
+    "your named-events adapter",
+    rules(
+        ("delta-text", "a delta event gives the string under its 'text' key"),
+        ("error-raises", "an error event raises ProviderError with its 'message', after the texts before it"),
+        ("done-ends", "done ends the stream and gives no text"),
+        ("others-skipped", "events of other types give nothing"),
+        ("nothing-after-done", "an event after done raises ContractError"),
+        ("done-required", "close() without done raises ContractError"),
+        ("not-json", "data that is not JSON, or a delta without a string text, raises ContractError"),
+    ),
+    lambda: list(contract_fixtures()),
+    lambda make, _p, _o: AdapterPipeline(make()),
+    contract_oracle, contract_trace, profiles=("strict",), noun="text",
+)
+
+
 @exercise("your named-events adapter")
 def check_named_events(factory: Callable[[], Any]) -> str:
     """Exercise 06: ``factory()`` returns an adapter with ``feed(events) -> list[str]``
     and ``close()``, raising the exercise's ContractError and ProviderError."""
-    make_one = guarded(factory)
-    make = lambda _p, _o: AdapterPipeline(make_one())  # noqa: E731
-    return verify(make, list(contract_fixtures()), ["strict"], "your named-events adapter", contract_oracle, contract_trace, "text")
+    return NAMED_EVENTS.verify(factory)
 
 
 # --- lesson 01: finding the split that breaks a parser ----------------------
@@ -1079,9 +831,9 @@ def check_split_finder(find: Callable[[Callable[[], Any], bytes], int | None]) -
     for name, profile, raw in SPLIT_CASES:
         factory = _split_case_factory(name, profile)
         expected = first_breaking_cut(factory, raw)
-        got = _attempted(find, factory, raw)
+        got = attempted(find, factory, raw)
         if got != expected:
-            raise CheckFailed(_split_message(name or "SSEParser", profile, raw, expected, got, factory))
+            raise _split_failure(name or "SSEParser", profile, raw, expected, got, factory)
     return f"finds the first breaking cut (or None) for {len(SPLIT_CASES)} parsers and streams"
 
 
@@ -1090,14 +842,18 @@ def _split_case_factory(name: str, profile: str) -> Callable[[], Any]:
     return lambda: cls(profile)
 
 
-def _split_message(name: str, profile: str, raw: bytes, expected: int | None, got: Any, factory: Callable[[], Any]) -> str:
+def _split_failure(name: str, profile: str, raw: bytes, expected: int | None, got: Any, factory: Callable[[], Any]) -> CheckFailed:
+    if expected is None or got is None:
+        kind, direction = (Kind.EXTRA, "more") if expected is None else (Kind.MISSING, "never")
+    else:
+        kind, direction = Kind.WRONG_VALUE, "too high" if not isinstance(got, int) or got > expected else "too low"
     shown = [f"{name}({profile!r}) on {raw!r}", f"expected: {expected}", f"     got: {got!r}"]
     for label, cut in (("expected", expected), ("got", got)):
         if isinstance(cut, int) and 0 < cut < len(raw):
             outcome = run(factory, chunks_of(raw, (cut,)))
             shown.append(f"  split at {cut} ({label}): {show_split(raw, (cut,))} gives {_events(outcome.events)}")
     shown.append(f"  one read gives {_events(run(factory, [raw]).events)}")
-    return "your split finder is wrong for " + "\n".join(shown)
+    return failed("your split finder", kind, f"the first breaking cut should be {expected}, yours is {got!r}.", "\n".join(shown), direction=direction)
 
 
 def _events(events: Iterable[Any]) -> str:
@@ -1123,17 +879,17 @@ def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
     """Lesson 07: ``spec`` (or a function returning it) is one fixture in the
     JSON files' format. It must be right (the package's parser agrees under
     every partition, in both profiles) and catch the zoo member ``TARGET``."""
-    spec = _attempted(spec) if callable(spec) else spec
+    spec = attempted(spec) if callable(spec) else spec
     family = {"family": "mine", "parser_version": __version__, "checked_under": sorted(GENERATED_STRATEGIES)}
     try:
         fixture = fixture_files.fixture_from_spec(family, {"name": "my-fixture", **spec})
     except (KeyError, TypeError, ValueError) as err:
-        raise CheckFailed(f"your fixture is not in the fixtures' format ({type(err).__name__}: {err})") from None
+        raise failed("your fixture", Kind.WRONG_VALUE, f"it is not in the fixtures' format ({type(err).__name__}: {err}).") from None
     for profile in PROFILES:
         failure = find_failure(lambda: SSEParser(profile, **fixture.options), fixture, profile, shrink=False)
         if failure is not None:
-            raise CheckFailed(
-                f"your fixture is wrong: WRONG VALUE: its expectation is not what the standard says.\n"
+            raise failed(
+                "your fixture", Kind.WRONG_VALUE, "its expectation is not what the standard says.",
                 f"{failure.fixture} [{failure.profile}] under the split\n    {show_split(failure.raw, failure.cuts)}\n"
                 f"your fixture expects: {describe(failure.expected.events, failure.expected.error)}\n"
                 f"the standard gives:   {describe(failure.got.events, failure.got.error)} (the package's parser)"
@@ -1141,9 +897,10 @@ def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
     target = ZOO[TARGET]
     if not list(catches(target, [fixture])):
         outcome = run(lambda: target("strict", **fixture.options), [fixture.raw])
-        raise CheckFailed(
-            f"your fixture is right, but {TARGET} passes it under every split:\n    {fixture.raw!r}\n"
-            f"{TARGET} gives {_events(outcome.events)}, as expected. Its docstring names its mistake."
+        raise failed(
+            "your fixture", Kind.MISSING, f"it is right, but {TARGET} passes it under every split.",
+            f"    {fixture.raw!r}\n{TARGET} gives {_events(outcome.events)}, as expected. Its docstring names its mistake.",
+            direction="never",
         )
     missed = not list(catches(target, load_fixtures()))
     count = sum(len(partitions(fixture.raw, fixture.checked_under, fixture.cuts)) for _ in PROFILES)

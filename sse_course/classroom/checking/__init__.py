@@ -1,0 +1,62 @@
+"""The checking engine: one verdict, one comparator, one shrinker, one printer; checks are declarations.
+
+Every exercise check in the course (``sse_course.classroom.checks``, the
+resume check of lesson 10, the live check of lesson 08) is built from these
+parts, so all of them behave and speak alike:
+
+* :mod:`.verdict`: :class:`Verdict` (passed, not attempted, or failed with a
+  :class:`Kind`: MISSING, EXTRA, WRONG VALUE, WRONG ERROR, MISSING ERROR, NOT
+  YOURS, and a direction such as ``late`` or ``early``), raised as
+  :class:`CheckFailed`; :func:`failed` is the one way to word a failure:
+  ``your decoder is wrong: MISSING (late): ...`` then the details;
+* :mod:`.compare`: :class:`Trace` (what a caller observes, read by read) and
+  :func:`difference` (the first thing that differs, as kind and direction);
+  items are numbered from 1, like reads;
+* :mod:`.shrink`: :func:`shrink`, the smallest input and split with the same difference;
+* :mod:`.printer`: :func:`exercise` turns a function into a check that prints
+  ``Correct: ...`` / ``Not attempted yet: ...`` or raises, and emits each
+  verdict as data (:data:`MIMETYPE`) for the progress report;
+* :mod:`.ownership`: :class:`NotYours`, what a "write X" task forbids;
+* :mod:`.declare`: :class:`StreamCheck` and :class:`Rule`.
+
+How to declare a check
+----------------------
+
+A check fed in chunks is a :class:`StreamCheck`; the public function is one line::
+
+    DECODER = StreamCheck(
+        what="your decoder",
+        rules=rules(("bom-once", "U+FEFF is dropped once, from the stream's first text"), ...),
+        fixtures=lambda: all_fixtures(first=("utf8", "bom")),      # inputs, as data (fixtures/*.json)
+        build=lambda make, profile, options: compose(profile, options, decoder=make(errors=...)),
+        reference=reference_trace,          # (raw, cuts, profile, options) -> Trace, cached
+        observe=event_trace,                # (factory, chunks) -> Trace: what the caller sees
+        not_yours=NotYours("write the decoder yourself, without codecs", classes=(Utf8Decoder,), code=(codecs,)),
+    )
+
+    @exercise("your decoder")
+    def check_decoder(factory):
+        return DECODER.verify(factory)
+
+``rules`` lists every rule the task states, by name; ``tests/test_rules.py``
+holds one mutant per rule name and asserts the check rejects it with the
+right kind and direction. A check that is not fed in chunks (a function
+checked on a table of values, a resume loop) keeps its own loop, but words
+every failure with :func:`failed`, calls the learner through :func:`attempted`
+(or :func:`guarded` for objects), and is wrapped in :func:`exercise`.
+"""
+
+from .compare import Difference, Trace, difference, show_trace, trace
+from .declare import Rule, StreamCheck, check_partitions, frozen_options, in_order, not_yours, rules
+from .learner import Guarded, guarded, watched
+from .ownership import NotYours, Watch
+from .printer import MIMETYPE, TOKEN_VARIABLE, emit, exercise, not_attempted, show, try_it
+from .shrink import shrink
+from .verdict import CheckFailed, Kind, NotAttempted, Status, Verdict, attempted, failed
+
+__all__ = [
+    "CheckFailed", "Difference", "Guarded", "Kind", "MIMETYPE", "NotAttempted", "NotYours", "Rule", "Status",
+    "StreamCheck", "TOKEN_VARIABLE", "Trace", "Verdict", "Watch", "attempted", "check_partitions", "difference",
+    "emit", "exercise", "failed", "frozen_options", "guarded", "in_order", "not_attempted", "not_yours", "rules",
+    "show", "show_trace", "shrink", "trace", "try_it", "watched",
+]

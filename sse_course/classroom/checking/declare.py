@@ -1,0 +1,149 @@
+"""A check is a declaration: its inputs (fixtures, as data), its reference, what it observes, its rules.
+
+:class:`StreamCheck` is the declaration for everything fed in chunks (a parser,
+a layer inside the package's parser, a byte splitter, a payload adapter): it
+runs every fixture under the partitions it was checked under, in each
+profile, compares what the caller observes with the reference read by read,
+shrinks the first difference, and raises it worded by the printer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..fixtures import Fixture
+from ..harness import PAIRS_MAX_BYTES, Partition, chunks_of, interesting_cuts, partitions, show_split
+from .compare import Difference, Trace, difference, show_trace
+from .learner import guarded
+from .ownership import NotYours, Watch, direction_of
+from .shrink import shrink
+from .verdict import CheckFailed, Kind, failed
+
+Oracle = Callable[[bytes, Partition, str, str], Trace]
+Observe = Callable[[Callable[[], Any], list], Trace]
+#: (the learner's factory, guarded; profile; the fixture's options) -> the object fed the chunks.
+Build = Callable[[Callable[..., Any], str, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule the task states: ``name`` for tests (a mutant breaks it), ``says`` in the task's words."""
+
+    name: str
+    says: str
+
+
+def rules(*pairs: tuple[str, str]) -> tuple[Rule, ...]:
+    return tuple(Rule(name, says) for name, says in pairs)
+
+
+def frozen_options(options: dict[str, Any]) -> str:
+    """Options (limits, or an adapter's config) as a key the oracles can cache on."""
+    import json
+
+    return json.dumps(options, sort_keys=True)
+
+
+def check_partitions(fixture: Fixture) -> list[Partition]:
+    """The fixture's partitions, with ``pairs`` narrowed to pairs holding an
+    interesting cut (inside a character, between CR and LF, after ``data:``,
+    between events): the pairs that catch the zoo, at a third of the cost."""
+    strategies = [name for name in fixture.checked_under if name != "pairs"]
+    found = partitions(fixture.raw, strategies, fixture.cuts)
+    if "pairs" in fixture.checked_under and len(fixture.raw) <= PAIRS_MAX_BYTES:
+        seen = set(found)
+        for first in interesting_cuts(fixture.raw):
+            for other in range(1, len(fixture.raw)):
+                pair = tuple(sorted((first, other)))
+                if first != other and pair not in seen:
+                    seen.add(pair)
+                    found.append(pair)
+    return found
+
+
+def not_yours(what: str, rule: NotYours, reason: str) -> CheckFailed:
+    return failed(what, Kind.NOT_YOURS, f"{reason}.", f"The task asks: {rule.task}", direction=direction_of(reason))
+
+
+@dataclass(frozen=True)
+class StreamCheck:
+    """Feed the learner's object every fixture under every partition; compare with ``reference``."""
+
+    what: str
+    rules: tuple[Rule, ...]
+    fixtures: Callable[[], list[Fixture]]
+    build: Build
+    reference: Oracle
+    observe: Observe
+    profiles: tuple[str, ...] = ("strict", "browser")
+    noun: str = "event"
+    empty: Any = None  # what an SSE error raised without ``completed`` carried
+    not_yours: NotYours | None = None
+    full_trace: bool = False  # the reference gives parser state and error offsets, and the message says so
+
+    def verify(self, factory: Callable[..., Any], own: bool = True) -> str:
+        """Raise the first difference, shrunk; else say what was verified.
+        ``own=False`` skips NOT YOURS (the zoo's members subclass the package on purpose)."""
+        rule = self.not_yours if own else None
+        if rule is not None and (reason := rule.subclassed(factory)):
+            raise not_yours(self.what, rule, reason)
+        watch = Watch(rule)
+        make = guarded(factory, self.empty, watch)
+        fixtures = self.fixtures()
+        count = 0
+        for fixture in fixtures:
+            for profile in self.profiles:
+                count += self._verify_fixture(make, fixture, profile, watch)
+        shipped = sum(fixture.family != "generated" for fixture in fixtures)
+        generated = f" and {len(fixtures) - shipped} generated streams" if shipped < len(fixtures) else ""
+        state = ", parser.last_event_id and retry after each read," if self.full_trace else ""
+        return (
+            f"gives the expected {self.noun}s read by read{state} and the expected errors"
+            f"{' (class and offset)' if self.full_trace else ''} on {shipped} fixtures{generated}, "
+            f"under {count} partitions in all (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})"
+        )
+
+    def _verify_fixture(self, make: Callable[..., Any], fixture: Fixture, profile: str, watch: Watch) -> int:
+        options = frozen_options(fixture.options)
+
+        def run(raw: bytes, cuts: Partition) -> Trace:
+            return self.observe(lambda: self.build(make, profile, fixture.options), chunks_of(raw, cuts))
+
+        def fails(raw: bytes, cuts: Partition) -> Difference | None:
+            return difference(self.reference(raw, cuts, profile, options), run(raw, cuts), self.noun)
+
+        chosen = check_partitions(fixture)
+        for cuts in chosen:
+            found = fails(fixture.raw, cuts)
+            if watch.reached:
+                raise not_yours(self.what, watch.rule, watch.reached[0])
+            if found is not None:
+                raw, cuts, found = shrink(fails, fixture.raw, cuts, found)
+                expected, got = self.reference(raw, cuts, profile, options), run(raw, cuts)
+                raise failed(
+                    self.what, found.kind, found.says + ".",
+                    stream_details(fixture, profile, raw, cuts, expected, got),
+                    direction=found.direction, fixture=fixture.id, raw=raw, cuts=cuts, found=found, recheck=fails,
+                )
+        return len(chosen)
+
+
+def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, expected: Trace, got: Trace) -> str:
+    """The fixture and why it matters, the smallest split, then each call, expected against got."""
+    about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
+    settings = "".join(f", {name}={value!r}" for name, value in fixture.options.items())
+    shortened = "" if raw == fixture.raw else ", shortened"
+    reads = len(chunks_of(raw, cuts))
+    return (
+        f"fixture {fixture.id}{shortened} [{profile}{settings}]{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
+        f"    {show_split(raw, cuts)}\n"
+        f"each feed(), then close():\n"
+        f"expected: {show_trace(expected)}\n     got: {show_trace(got)}"
+    )
+
+
+def in_order(fixtures: Iterable[Fixture], first: tuple[str, ...]) -> list[Fixture]:
+    """The families in ``first`` lead, so a failure is shown on a fixture that explains it."""
+    return sorted(fixtures, key=lambda fixture: first.index(fixture.family) if fixture.family in first else len(first))

@@ -1,0 +1,59 @@
+"""The one shrinker: the smallest input and split that still shows the same difference."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..harness import Partition, on_boundary, without_range
+from .compare import Difference
+
+Fails = Callable[[bytes, Partition], "Difference | None"]
+
+
+def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tuple[bytes, Partition, Difference]:
+    """Fewer cuts, then a shorter input (never cutting a character in half),
+    while the run still differs in the same way (same kind, direction and
+    detail); then fewer cuts again. ``fails(raw, cuts)`` re-runs both sides."""
+
+    def same_kind(trial_raw: bytes, trial_cuts: Partition) -> Difference | None:
+        trial = fails(trial_raw, trial_cuts)
+        return trial if trial is not None and trial.key == found.key else None
+
+    def fewer_cuts(raw: bytes, cuts: Partition, found: Difference) -> tuple[Partition, Difference]:
+        i = 0
+        while i < len(cuts):
+            trial = cuts[:i] + cuts[i + 1 :]
+            smaller = same_kind(raw, trial)
+            if smaller is None:
+                i += 1
+            else:
+                cuts, found = trial, smaller
+        return cuts, found
+
+    cuts, found = fewer_cuts(raw, cuts, found)
+    size = max(len(raw) // 2, 1)
+    while size >= 1:
+        start = 0
+        while start < len(raw):
+            smaller = None
+            if on_boundary(raw, start) and on_boundary(raw, start + size):
+                trial_raw, trial_cuts = without_range(raw, cuts, start, size)
+                smaller = same_kind(trial_raw, trial_cuts)
+            if smaller is None:
+                start += size
+            else:
+                raw, cuts, found = trial_raw, trial_cuts, smaller
+        size //= 2
+    shorter = True
+    while shorter:  # then one whole character at a time, until none can go
+        shorter, start = False, 0
+        while start < len(raw):
+            size = next((n for n in range(1, 5) if on_boundary(raw, start + n)), 1)
+            trial_raw, trial_cuts = without_range(raw, cuts, start, size)
+            smaller = same_kind(trial_raw, trial_cuts) if trial_raw else None
+            if smaller is None:
+                start += size
+            else:
+                raw, cuts, found, shorter = trial_raw, trial_cuts, smaller, True
+        cuts, found = fewer_cuts(raw, cuts, found)
+    return raw, cuts, found
