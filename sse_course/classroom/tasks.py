@@ -22,16 +22,31 @@ checking engine (:mod:`sse_course.classroom.checking`).
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import IncompleteStream
-from ..events import EventAssembler
+import httpx
+
+from .. import __version__
+from .. import events as events_module
+from .. import layered as layered_module
+from .. import parser as parser_module
+
+from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, IncompleteStream, SSEError
+from ..events import Event, EventAssembler
 from ..parser import SSEParser
 from ..decoding import Utf8Decoder
+from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
+from .checking import Kind, NotAttempted, NotYours, StreamCheck, Trace, Watch, attempted, exercise, failed, not_yours, rules, trace, watched
+from .checking.compare import no_state
+from .fixtures import Fixture, load_fixtures
+from .harness import Partition, as_event, chunks_of, interesting_cuts
+from .recording import TIMEOUT
+from .server import SSEServer
 
 # --- exercise 01: JSON Lines -------------------------------------------------
 
@@ -74,20 +89,20 @@ class JsonLines:
 # --- exercise 04: the state a client resumes with ----------------------------
 
 
-#: name -> lines (blank line = ""): each separates one field rule of the task.
-RESUME_STREAMS: dict[str, tuple[str, ...]] = {
-    "id-with-colons": ("id: a:b", "data: x", ""),
-    "two-spaces": ("id:  7", ""),
-    "no-space": ("id:8", "retry:250", ""),
-    "name-alone": ("id: 5", "", "id", "data: y", ""),
-    "names-cased": ("id: 1", "", "ID: 9", "Retry: 7", "retry : 8", ""),
-    "id-at-dispatch": ("id: 3", "data: x", "", "id: 4", "data: y"),
-    "id-without-data": ("id: 6", "", ": a comment", ""),
-    "id-with-nul": ("id: 1", "", "id: 2\x003", "data: z", ""),
-    "retry-not-digits": ("retry: 100", "retry: +5", "retry:  5", "retry: 1_0", "retry: \u0663", "retry: 5s", "retry:", ""),
-    "retry-at-once": ("data: x", "retry: 500", "data: y"),
-    "retry-too-large": ("retry: 18446744073709551615", "", "retry: 18446744073709551616", ""),
-    "comment-like-field": (":id: 9", "id: 2", ""),
+#: name -> (the rule it separates, lines): a blank line is "".
+RESUME_STREAMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "id-with-colons": ("the name ends at the first colon; the value keeps the others", ("id: a:b", "data: x", "")),
+    "two-spaces": ("one leading space is dropped, no more", ("id:  7", "")),
+    "no-space": ("the space after the colon is optional", ("id:8", "retry:250", "")),
+    "name-alone": ("a line without a colon is a name with an empty value", ("id: 5", "", "id", "data: y", "")),
+    "names-cased": ("names are compared exactly: case and spaces count", ("id: 1", "", "ID: 9", "Retry: 7", "retry : 8", "")),
+    "id-at-dispatch": ("an id becomes the last event ID only at the blank line", ("id: 3", "data: x", "", "id: 4", "data: y")),
+    "id-without-data": ("a blank line commits the id even when its block has no data", ("id: 6", "", ": a comment", "")),
+    "id-with-nul": ("an id holding NUL is ignored", ("id: 1", "", "id: 2\x003", "data: z", "")),
+    "retry-not-digits": ("retry takes ASCII digits and nothing else", ("retry: 100", "retry: +5", "retry:  5", "retry: 1_0", "retry: \u0663", "retry: 5s", "retry:", "")),
+    "retry-at-once": ("retry takes effect at once, without a blank line", ("data: x", "retry: 500", "data: y")),
+    "retry-too-large": ("a retry above 2**64 - 1 is ignored", ("retry: 18446744073709551615", "", "retry: 18446744073709551616", "")),
+    "comment": ("a line starting with a colon is a comment", (":id: 9", "id: 2", "")),
 }
 
 
@@ -169,45 +184,42 @@ class Batches:
         return [rest] if rest else []
 
 
-@dataclass(frozen=True)
-class Chain:
-    """One chain the exercise 05 check composes: how to build its stages, and what to feed it."""
-
-    name: str
-    about: str
-    stages: Any  # () -> list of fresh stages
-    streams: Sequence[tuple[str, bytes]]
-
-
 def sse_stages(profile: str, options: dict[str, Any] | None = None) -> list[Any]:
-    """The package's three layers for one profile: LayeredSSEParser's, built apart."""
+    """The package's three layers for one profile, with a fixture's limits: LayeredSSEParser's, built apart."""
     strict = profile == "strict"
     options = options or {}
     return [
         Utf8Decoder("strict" if strict else "replace"),
-        LineSplitter(options.get("max_line_chars", 1 << 20), strict),
-        EventAssembler(options.get("max_event_chars", 1 << 24), strict),
+        LineSplitter(options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), strict),
+        EventAssembler(options.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), strict),
     ]
 
 
-#: Streams whose ends matter in the chains below: a last line without LF, a cut character.
-ENDS_STREAMS: tuple[tuple[str, bytes], ...] = (
-    ("three values, the last without LF", b'1\n"two"\n[3]'),
-    ("a blank tail", b'{"a": 1}\n\n'),
-    ("one value, no LF", '"caf\u00e9"'.encode()),
-)
-TOKEN_STREAMS: tuple[tuple[str, bytes], ...] = (
-    ("five events: two batches of two, then one left at the end", b"data: a\n\ndata: b\n\ndata: c\n\ndata: d\n\ndata: e\n\n"),
-    ("three events", "data: \u00e9\r\n\r\ndata: b\r\rdata: c\n\n".encode()),
-)
-
-CHAINS: tuple[Chain, ...] = (
-    Chain("json-lines", "JSON Lines from stages: the line stage's close() gives the last line",
-          lambda: [Utf8Decoder("replace"), TailLines(), JsonValues()], ENDS_STREAMS),
-    Chain("batched-events", "events in batches of 2, then pairs of batches: each close() gives a last batch",
-          lambda: [*sse_stages("browser"), Batches(2), Batches(2)], TOKEN_STREAMS),
-    Chain("two-stages", "text and lines only", lambda: [Utf8Decoder("replace"), TailLines()], ENDS_STREAMS),
-)
+#: chain name -> (what it shows, its stages for a profile, the streams it is fed).
+CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, bytes]]]] = {
+    "json-lines": (
+        "JSON Lines from stages: the line stage's close() gives the last line",
+        lambda _profile: [Utf8Decoder("replace"), TailLines(), JsonValues()],
+        {
+            "last-without-lf": ("three values, the last without LF", b'1\n"two"\n[3]'),
+            "blank-tail": ("a blank line at the end", b'{"a": 1}\n\n'),
+            "one-value": ("one value, no LF", '"caf\u00e9"'.encode()),
+        },
+    ),
+    "batches": (
+        "events, in batches of 2, in pairs of batches: each close() gives a last, shorter batch",
+        lambda profile: [*sse_stages(profile), Batches(2), Batches(2)],
+        {
+            "five-events": ("two batches of two, then one event left at the end", b"data: a\n\ndata: b\n\ndata: c\n\ndata: d\n\ndata: e\n\n"),
+            "three-events": ("three events, CR and CRLF line ends", "data: \u00e9\r\n\r\ndata: b\r\rdata: c\n\n".encode()),
+        },
+    ),
+    "text-lines": (
+        "two stages only: text, then lines",
+        lambda _profile: [Utf8Decoder("replace"), TailLines()],
+        {"cut-character": ("the stream ends inside a character: the decoder's close() gives U+FFFD", b"a\nb\xc3")},
+    ),
+}
 
 
 # --- exercise 08: an answer read from a real stream --------------------------
@@ -223,3 +235,275 @@ def answer_of(served: bytes) -> tuple[str, bool]:
     except IncompleteStream as err:
         events, whole = events + err.events, False
     return "".join(event.data for event in events if event.type == "message"), whole
+
+
+# === the checks: declarations on the checking engine ==========================
+
+#: Ways to cut the tasks' short streams: every single cut, every pair, empty reads, one-byte reads.
+TASK_STRATEGIES = ("whole", "single", "pairs", "empty_reads", "one_byte")
+
+
+def task_fixtures(family: str, streams: dict[str, tuple[str, bytes]]) -> list[Fixture]:
+    """A task's streams as fixtures (no expected outcome stored: the task's reference gives it)."""
+    return [Fixture(family, name, about, raw, (), {}, {}, TASK_STRATEGIES, __version__) for name, (about, raw) in streams.items()]
+
+
+def value_trace(factory: Callable[[], Any], chunks: list) -> Trace:
+    """An object fed chunks: what each call returned, and the error's class."""
+    return trace(factory, chunks, state=no_state)
+
+
+# --- exercise 01 ---------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def json_lines_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
+    return value_trace(JsonLines, chunks_of(raw, cuts))
+
+
+JSON_LINES = StreamCheck(
+    "your JSON Lines reader",
+    rules(
+        ("several", "feed returns every value its chunk completes: none, one or several"),
+        ("at-once", "a value comes out of the feed whose chunk brings its LF, not later"),
+        ("kept", "the unfinished line is kept for the next feed"),
+        ("bytes-kept", "a line is decoded only once it is complete: a chunk may end inside a character"),
+        ("blank", "blank lines carry no value"),
+        ("last-line", "close(): what is left after the last LF, if not blank, is one last value"),
+        ("blank-tail", "close(): a blank rest gives nothing"),
+    ),
+    lambda: task_fixtures("json-lines", JSON_LINES_STREAMS),
+    lambda make, _profile, _options: make(),
+    json_lines_oracle, value_trace, profiles=("strict",), noun="value",
+    not_yours=NotYours("write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser)),
+)
+
+
+@exercise("your JSON Lines reader")
+def check_json_lines(factory: Callable[[], Any]) -> str:
+    """Exercise 01: ``factory()`` returns a reader with ``feed(bytes) -> list`` and ``close() -> list``."""
+    return JSON_LINES.verify(factory)
+
+
+# --- exercise 04, part 1 -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinesCase:
+    """Complete lines a client read before its connection dropped, and where they come from."""
+
+    source: str
+    about: str
+    lines: tuple[str, ...]
+
+
+def resume_cases() -> list[LinesCase]:
+    """Every prefix of the rule-separating streams, then of every fixture's lines; each group smallest first."""
+    crafted = {LinesCase(f"case {name}", about, lines[:n]) for name, (about, lines) in RESUME_STREAMS.items() for n in range(1, len(lines) + 1)}
+    shipped = {LinesCase(f"fixture {f.id}", f.about, tuple(lines_of(f.raw))[:n]) for f in load_fixtures() for n in range(1, len(lines_of(f.raw)) + 1)}
+    size = lambda case: (sum(map(len, case.lines)) + len(case.lines), case.lines)  # noqa: E731
+    return sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
+
+
+#: What the resume-state task forbids: the package's field rules.
+PACKAGE_FIELDS = NotYours(
+    "write the field rules yourself: not the package's split_field, parse_retry or EventAssembler, nor a parser",
+    classes=(EventAssembler,), code=(events_module, layered_module, parser_module),
+)
+
+
+@exercise("your resume_state")
+def check_resume_state(resume: Callable[[list[str]], tuple[str, int | None]]) -> str:
+    """Exercise 04, part 1: ``resume(lines)`` returns ``(last_event_id, retry)``
+    after those complete lines, as a client holds them when the connection drops."""
+    watch = Watch(PACKAGE_FIELDS)
+    cases = resume_cases()
+    for case in cases:
+        expected = resume_state(case.lines)
+        try:
+            got = watched(watch, resume, list(case.lines))
+        except NotAttempted:
+            raise
+        except Exception as err:  # a wrong function may raise: that is what it did
+            got = err
+        if watch.reached:
+            raise not_yours("your resume_state", PACKAGE_FIELDS, watch.reached[0])
+        if got != expected:
+            raise failed(
+                "your resume_state", *resume_difference(expected, got),
+                f"{case.source} ({case.about}), cut after {len(case.lines)} line{'s' if len(case.lines) > 1 else ''}:\n"
+                f"    {list(case.lines)!r}\nexpected: {expected!r}\n     got: {got!r}",
+                direction="unexpected" if isinstance(got, Exception) else "state", fixture=case.source,
+            )
+    return f"holds the right Last-Event-ID and retry after every line of {len(RESUME_STREAMS)} rule cases and every fixture ({len(cases)} cuts)"
+
+
+def resume_difference(expected: tuple[str, int | None], got: Any) -> tuple[Kind, str]:
+    """The headline's kind and sentence: which of the two values is wrong."""
+    if isinstance(got, Exception):
+        return Kind.WRONG_ERROR, f"it raises {type(got).__name__}: {got} on lines a client may read."
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return Kind.WRONG_VALUE, f"it should return a pair (last_event_id, retry), not {got!r}."
+    if got[0] != expected[0]:
+        return Kind.WRONG_VALUE, f"the Last-Event-ID should be {expected[0]!r}, yours is {got[0]!r}."
+    return Kind.WRONG_VALUE, f"the reconnection time should be {expected[1]!r}, yours is {got[1]!r}."
+
+
+# --- exercise 05, part 1 -------------------------------------------------------
+
+
+def chain_stages(profile: str, options: dict[str, Any]) -> list[Any]:
+    """The fresh stages a fixture is fed through: its chain's, or (a shipped fixture) the SSE layers."""
+    if "chain" in options:
+        return CHAINS[options["chain"]][1](profile)
+    return sse_stages(profile, options)
+
+
+#: The chains' streams: every single cut, empty reads, one-byte reads (a stage's end does not depend on pairs).
+CHAIN_STRATEGIES = ("whole", "single", "empty_reads", "one_byte")
+#: The shipped fixtures through the SSE layers: the layers are the package's, so one read each suffices.
+SSE_CHAIN_STRATEGIES = ("whole",)
+
+
+def chain_fixtures() -> list[Fixture]:
+    """The chains whose ends matter first, then every shipped fixture through the SSE layers."""
+    found = [
+        Fixture(chain, name, f"{about}; {shows}", raw, (), {"chain": chain}, {}, CHAIN_STRATEGIES, __version__)
+        for chain, (shows, _stages, streams) in CHAINS.items()
+        for name, (about, raw) in streams.items()
+    ]
+    return found + [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()]
+
+
+def plain(item: Any) -> Any:
+    """Events as (type, data, last_event_id, retry), inside batches too."""
+    if isinstance(item, list):
+        return [plain(inner) for inner in item]
+    return as_event(item) if isinstance(item, Event) else item
+
+
+def chain_trace(factory: Callable[[], Any], chunks: list) -> Trace:
+    return trace(factory, chunks, normalise=plain, state=no_state)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def chain_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
+    return chain_trace(lambda: Pipeline(*chain_stages(profile, json.loads(options))), chunks_of(raw, cuts))
+
+
+PIPELINE = StreamCheck(
+    "your pipeline",
+    rules(
+        ("feed-through", "feed passes its input through every stage in order and returns the last stage's output"),
+        ("close-in-order", "close() closes the stages in order, first to last"),
+        ("ends-pushed-on", "what each stage's close() gives goes through the feed of every later stage before that stage closes"),
+        ("close-returns-all", "close() returns all the last stage gave while closing: its feeds' output, then its close()'s"),
+        ("any-length", "any number of stages, of any kind"),
+    ),
+    chain_fixtures,
+    lambda make, profile, options: make(*chain_stages(profile, options)),
+    chain_oracle, chain_trace, noun="item",
+    not_yours=NotYours(
+        "write the composition yourself: not the package's LayeredSSEParser or SSEParser (not subclassed, held or called)",
+        classes=(LayeredSSEParser, SSEParser), code=(layered_module, parser_module),
+    ),
+)
+
+
+@exercise("your pipeline")
+def check_pipeline(factory: Callable[..., Any]) -> str:
+    """Exercise 05, part 1: ``factory(*stages)`` returns an object with ``feed`` and ``close``."""
+    return PIPELINE.verify(factory)
+
+
+# --- exercise 08 -----------------------------------------------------------------
+
+
+#: name -> (why it matters, the stream): an answer in token events, with events that carry none.
+ANSWER_STREAMS: dict[str, tuple[str, bytes]] = {
+    "tokens": ("tokens, a ping between them, an emoji cut across writes",
+               'data: Hel\n\nevent: ping\ndata: {}\n\ndata: lo \U0001f600\n\n'.encode()),
+    "crlf": ("CRLF line ends, a two-line event (its lines join with LF)", b"data: a\r\n\r\ndata: b\r\ndata: c\r\n\r\n"),
+    "comments": ("a keep-alive comment and an id-only block", b": keep-alive\n\nid: 1\n\ndata: x\n\n"),
+}
+#: Seconds between the server's writes: a loopback client then reads most writes on their own.
+ANSWER_PAUSE = 0.002
+
+
+@dataclass(frozen=True)
+class ServedCase:
+    """One served stream: cut short at ``drop_at``, compressed or not."""
+
+    name: str
+    body: bytes
+    drop_at: int
+    encoding: str | None
+
+    @property
+    def served(self) -> bytes:
+        return self.body[: self.drop_at]
+
+    def show(self) -> str:
+        dropped = "" if self.drop_at == len(self.body) else f", dropped after byte {self.drop_at} of {len(self.body)}"
+        coded = ", sent gzip-compressed (Content-Encoding: gzip)" if self.encoding else ""
+        return f"stream {self.name}{dropped}{coded}; the server sent\n    {self.served!r}"
+
+
+def served_cases() -> list[ServedCase]:
+    """Each stream whole and dropped after each line end and just before it, every other one gzip-compressed; smallest first."""
+    cases = set()
+    for name, (_about, body) in ANSWER_STREAMS.items():
+        ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n"]
+        cases.update((name, body, drop) for drop in {len(body), *ends, *(end - 1 for end in ends)} if drop > 0)
+    ordered = sorted(cases, key=lambda case: (case[2], case[0]))
+    return [ServedCase(name, body, drop, "gzip" if i % 2 else None) for i, (name, body, drop) in enumerate(ordered)]
+
+
+@exercise("your read_answer")
+def check_read_answer(read_answer: Callable[[httpx.Client, str], tuple[str, bool]]) -> str:
+    """Exercise 08: serve every case for real; ``read_answer(client, url)`` must return
+    the text of the ``message`` events that arrived whole, and whether the stream did."""
+    cases = served_cases()
+    with httpx.Client(timeout=TIMEOUT) as client:
+        for case in cases:
+            check_served(read_answer, client, case)
+    return f"on {len(cases)} real streams, cut after every line end and just before it, half of them gzip-compressed"
+
+
+def check_served(read_answer: Callable[[httpx.Client, str], tuple[str, bool]], client: httpx.Client, case: ServedCase) -> None:
+    """Serve one case, call the learner's reader on it, raise what differs."""
+    with SSEServer(case.served, cuts=interesting_cuts(case.served), pause=ANSWER_PAUSE, encoding=case.encoding) as server:
+        try:
+            got = attempted(read_answer, client, server.url)
+        except NotAttempted:
+            raise
+        except Exception as err:  # a wrong reader may raise anything: that is what it did
+            got = err
+    expected = answer_of(case.served)
+    if got != expected:
+        kind, says, details, direction = answer_difference(case, expected, got)
+        raise failed("your read_answer", kind, says, details, direction=direction, fixture=case.name, raw=case.served)
+
+
+def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) -> tuple[Kind, str, str, str]:
+    """Kind, headline sentence and details of a wrong answer; the headline names the fix where it can."""
+    details = f"{case.show()}\nexpected: {expected!r}\n     got: {got!r}"
+    if isinstance(got, Exception):
+        hint = ""
+        if case.encoding and isinstance(got, SSEError):
+            hint = " The body is compressed: read response.iter_bytes(), which undoes gzip; iter_raw() hands over the compressed bytes."
+        elif isinstance(got, SSEError):
+            hint = " A cut stream is expected here: catch IncompleteStream and keep the events that arrived whole."
+        return Kind.WRONG_ERROR, f"it raises {type(got).__name__}: {got}.{hint}", details, "unexpected"
+    if not (isinstance(got, tuple) and len(got) == 2):
+        return Kind.WRONG_VALUE, f"it should return a pair (text, arrived_whole), not {type(got).__name__}.", details, "value"
+    (text, whole), (got_text, got_whole) = expected, got
+    if got_text != text:
+        if text.startswith(got_text):
+            return Kind.MISSING, f"the text lacks {text[len(got_text):]!r}, which arrived in whole events.", details, "never"
+        if got_text.startswith(text):
+            return Kind.EXTRA, f"the text has {got_text[len(text):]!r} more than the message events that arrived whole.", details, "more"
+        return Kind.WRONG_VALUE, f"the text should be {text!r}, yours is {got_text!r}.", details, "value"
+    if got_whole and not whole:
+        return Kind.MISSING_ERROR, "the stream stopped inside a line or an event, and your reader says it arrived whole: read it in the strict profile.", details, "none raised"
+    return Kind.WRONG_ERROR, "the stream ended cleanly after a blank line, and your reader says it was cut.", details, "unexpected"
