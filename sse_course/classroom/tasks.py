@@ -43,10 +43,11 @@ from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
 from .checking import Kind, NotAttempted, NotYours, StreamCheck, Trace, Watch, attempted, exercise, failed, not_yours, rules, trace, watched
 from .checking.compare import no_state
-from .fixtures import Fixture, load_fixtures
-from .harness import Partition, as_event, chunks_of, interesting_cuts
+from .fixtures import Fixture, fixture_from_spec, load_fixtures
+from .harness import Partition, as_event, chunks_of, describe, find_failure, interesting_cuts, run, show_split
 from .recording import TIMEOUT
 from .server import SSEServer
+from .zoo import ZOO, compose
 
 # --- exercise 01: JSON Lines -------------------------------------------------
 
@@ -507,3 +508,91 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
     if got_whole and not whole:
         return Kind.MISSING_ERROR, "the stream stopped inside a line or an event, and your reader says it arrived whole: read it in the strict profile.", details, "none raised"
     return Kind.WRONG_ERROR, "the stream ended cleanly after a blank line, and your reader says it was cut.", details, "unexpected"
+
+
+# --- exercise 07 -----------------------------------------------------------------
+
+
+#: The package's layers a mistake may stand in for, and how a parser slot builds one.
+LAYER_SLOTS: dict[type, tuple[str, Callable[[type, str, dict[str, Any]], Any]]] = {
+    Utf8Decoder: ("decoder", lambda cls, profile, _o: cls("strict" if profile == "strict" else "replace")),
+    LineSplitter: ("splitter", lambda cls, profile, o: cls(o.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), profile == "strict")),
+    EventAssembler: ("assembler", lambda cls, profile, o: cls(o.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), profile == "strict")),
+}
+#: Shipped fixtures the mistake must pass: read whole and in one-byte reads (a mistake of one layer shows in one of them).
+SHIPPED_READS = ("whole", "one_byte")
+OWN = "your answer"
+
+
+def with_mistake(mistake: type) -> Callable[..., Any]:
+    """``factory(profile, **options)``: the package's parser with ``mistake`` in its layer's slot."""
+    base = next(base for base in LAYER_SLOTS if issubclass(mistake, base))
+    slot, build = LAYER_SLOTS[base]
+    return lambda profile, **options: compose(profile, options, **{slot: build(mistake, profile, options)})
+
+
+def own_fixture(spec: dict) -> Fixture:
+    family = {"family": "mine", "parser_version": __version__, "checked_under": list(TASK_STRATEGIES)}
+    try:
+        return fixture_from_spec(family, {"name": "my-fixture", **spec})
+    except (KeyError, TypeError, ValueError) as err:
+        raise failed(OWN, Kind.WRONG_VALUE, f"the fixture is not in the fixtures' format ({type(err).__name__}: {err}).", direction="value") from None
+
+
+def first_failure(factory: Callable[..., Any], fixtures: Iterable[Fixture], strategies: Sequence[str] | None = None) -> Any:
+    """The first failure of ``factory(profile, **options)`` on these fixtures, in either profile, or None."""
+    for fixture in fixtures:
+        for profile in ("strict", "browser"):
+            found = find_failure(lambda: factory(profile, **fixture.options), fixture, profile, strategies, shrink=False)
+            if found is not None:
+                return found
+    return None
+
+
+def show_failure(failure: Any, expected: str = "expected", got: str = "got") -> str:
+    width = max(len(expected), len(got))
+    return (
+        f"{failure.fixture} [{failure.profile}] under the split\n    {show_split(failure.raw, failure.cuts)}\n"
+        f"{expected:>{width}}: {describe(failure.expected.events, failure.expected.error)}\n"
+        f"{got:>{width}}: {describe(failure.got.events, failure.got.error)}"
+    )
+
+
+@exercise(OWN)
+def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
+    """Exercise 07: ``mistake`` subclasses one of the package's layers and holds a
+    mistake every shipped fixture misses; ``spec()`` is a fixture that catches it."""
+    fixture = own_fixture(attempted(spec))
+    if not (isinstance(mistake, type) and any(issubclass(mistake, base) for base in LAYER_SLOTS)):
+        raise failed(OWN, Kind.WRONG_VALUE, "the mistake must be a class that subclasses Utf8Decoder, LineSplitter or EventAssembler.", direction="value")
+    zoo_part = next((name for name, member in ZOO.items() if issubclass(mistake, member.part)), None)
+    if zoo_part:
+        raise failed(OWN, Kind.NOT_YOURS, f"your class subclasses the zoo's {zoo_part}: the task asks for a mistake of your own.", direction="subclass")
+    wrong = first_failure(lambda profile, **options: SSEParser(profile, **options), [fixture])
+    if wrong is not None:
+        raise failed(OWN, Kind.WRONG_VALUE, "your fixture expects what the standard does not give (the package's parser is the reference).",
+                     show_failure(wrong, "your fixture expects", "the standard gives"), direction="value")
+    factory = with_mistake(mistake)
+    caught = attempted(first_failure, factory, [fixture])
+    if caught is None:
+        outcome = run(lambda: factory("strict", **fixture.options), [fixture.raw])
+        raise failed(OWN, Kind.MISSING, "your fixture is right, but your mistake passes it under every split.",
+                     f"{fixture.raw!r} gives {describe(outcome.events, outcome.error)} with your mistake, as expected", direction="never")
+    same = next((name for name, member in ZOO.items() if zoo_gives_same(member, factory, fixture)), None)
+    if same:
+        raise failed(OWN, Kind.NOT_YOURS, f"your mistake gives what the zoo's {same} gives on your fixture: "
+                     "the task asks for one the zoo does not hold.", ' '.join(ZOO[same].__doc__.split()))
+    shipped = attempted(first_failure, factory, load_fixtures(), SHIPPED_READS)
+    if shipped is not None:
+        raise failed(OWN, Kind.WRONG_VALUE, f"a shipped fixture already catches your mistake: {shipped.fixture}. Find one they all miss.",
+                     show_failure(shipped, "the fixture expects", "your mistake gives"), direction="value")
+    return f"is missed by every shipped fixture, read whole and in one-byte reads, and your fixture is right and catches it ({show_split(caught.raw, caught.cuts)} [{caught.profile}])"
+
+
+def zoo_gives_same(member: type, factory: Callable[..., Any], fixture: Fixture) -> bool:
+    """Does the zoo member go wrong on the fixture (read whole) exactly as the learner's mistake does?"""
+    def outcomes(make: Callable[..., Any]) -> list[Any]:
+        return [run(lambda: make(profile, **fixture.options), [fixture.raw]) for profile in ("strict", "browser")]
+
+    ours = outcomes(factory)
+    return ours == outcomes(member) and ours != outcomes(SSEParser)
