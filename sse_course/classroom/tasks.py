@@ -276,7 +276,7 @@ JSON_LINES = StreamCheck(
     lambda: task_fixtures("json-lines", JSON_LINES_STREAMS),
     lambda make, _profile, _options: make(),
     json_lines_oracle, value_trace, profiles=("strict",), noun="value",
-    not_yours=NotYours("write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser)),
+    not_yours=NotYours("write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser, JsonLines)),
 )
 
 
