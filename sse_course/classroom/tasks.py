@@ -93,17 +93,17 @@ class JsonLines:
 #: name -> (the rule it separates, lines): a blank line is "".
 RESUME_STREAMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "id-with-colons": ("the name ends at the first colon; the value keeps the others", ("id: a:b", "data: x", "")),
-    "two-spaces": ("one leading space is dropped, no more", ("id:  7", "")),
-    "no-space": ("the space after the colon is optional", ("id:8", "retry:250", "")),
-    "name-alone": ("a line without a colon is a name with an empty value", ("id: 5", "", "id", "data: y", "")),
-    "names-cased": ("names are compared exactly: case and spaces count", ("id: 1", "", "ID: 9", "Retry: 7", "retry : 8", "")),
+    "two-spaces": ("one leading space is dropped, no more", ("id:  7", "data: x", "")),
+    "no-space": ("the space after the colon is optional", ("id:8", "retry:250", "data: x", "")),
+    "name-alone": ("a line without a colon is a name with an empty value", ("id: 5", "data: x", "", "id", "data: y", "")),
+    "names-cased": ("names are compared exactly: case and spaces count", ("id: 1", "data: x", "", "ID: 9", "Retry: 7", "retry : 8", "data: y", "")),
     "id-at-dispatch": ("an id becomes the last event ID only at the blank line", ("id: 3", "data: x", "", "id: 4", "data: y")),
     "id-without-data": ("a blank line commits the id even when its block has no data", ("id: 6", "", ": a comment", "")),
-    "id-with-nul": ("an id holding NUL is ignored", ("id: 1", "", "id: 2\x003", "data: z", "")),
+    "id-with-nul": ("an id holding NUL is ignored", ("id: 1", "data: x", "", "id: 2\x003", "data: z", "")),
     "retry-not-digits": ("retry takes ASCII digits and nothing else", ("retry: 100", "retry: +5", "retry:  5", "retry: 1_0", "retry: \u0663", "retry: 5s", "retry:", "")),
     "retry-at-once": ("retry takes effect at once, without a blank line", ("data: x", "retry: 500", "data: y")),
     "retry-too-large": ("a retry above 2**64 - 1 is ignored", ("retry: 18446744073709551615", "", "retry: 18446744073709551616", "")),
-    "comment": ("a line starting with a colon is a comment", (":id: 9", "id: 2", "")),
+    "comment": ("a line starting with a colon is a comment", ("id: 2", "data: x", "", ":id: 9", "")),
 }
 
 
@@ -299,11 +299,13 @@ class LinesCase:
 
 
 def resume_cases() -> list[LinesCase]:
-    """Every prefix of the rule-separating streams, then of every fixture's lines; each group smallest first."""
-    crafted = {LinesCase(f"case {name}", about, lines[:n]) for name, (about, lines) in RESUME_STREAMS.items() for n in range(1, len(lines) + 1)}
+    """Each rule case whole (it separates its rule), then every prefix of the rule cases and of
+    every fixture's lines (a drop can come after any line), smallest first."""
+    whole = [LinesCase(f"case {name}", about, lines) for name, (about, lines) in RESUME_STREAMS.items()]
+    crafted = {LinesCase(f"case {name}", about, lines[:n]) for name, (about, lines) in RESUME_STREAMS.items() for n in range(1, len(lines))}
     shipped = {LinesCase(f"fixture {f.id}", f.about, tuple(lines_of(f.raw))[:n]) for f in load_fixtures() for n in range(1, len(lines_of(f.raw)) + 1)}
     size = lambda case: (sum(map(len, case.lines)) + len(case.lines), case.lines)  # noqa: E731
-    return sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
+    return whole + sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
 
 
 #: What the resume-state task forbids: the package's field rules.
