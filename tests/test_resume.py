@@ -11,15 +11,17 @@ from typing import Any
 import pytest
 
 from sse_course import Event, SSEParser
+from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.resume import (
     BLOCKS,
+    FOLLOW_RULES,
+    HEARTBEAT,
     INITIAL_RETRY_MS,
     STREAM,
     DroppingServer,
     KeptConnecting,
     Reply,
     ResumeExplorer,
-    ResumeMismatch,
     Sleeps,
     check_follow,
     event_problems,
@@ -31,6 +33,8 @@ from sse_course.classroom.resume import (
 
 ROOT = Path(__file__).resolve().parent.parent
 END_OF = {number: len(b"".join(BLOCKS[:number])) for number in range(len(BLOCKS) + 1)}
+#: The check's first connection opens with the heartbeat: its drop points count it.
+BEAT = len(HEARTBEAT)
 
 
 def last_id_line(chunks: tuple[bytes, ...], last_event_id: str) -> str:
@@ -46,6 +50,7 @@ def make_follow(
     send_id: bool = True,
     resume_from: str = "committed",
     new_parser: bool = True,
+    keep_id: bool = True,
     remember_retry: bool = True,
     use_retry: bool = True,
     ms_as_seconds: bool = False,
@@ -63,7 +68,7 @@ def make_follow(
             if reply.status == 204 and stop_on_204:
                 return events
             if new_parser or parser is None:
-                parser = SSEParser(profile, last_event_id=last_event_id)
+                parser = SSEParser(profile, last_event_id=last_event_id if keep_id else "")
                 if not remember_retry:
                     retry = INITIAL_RETRY_MS
             for chunk in reply.chunks:
@@ -84,15 +89,53 @@ def make_follow(
 
 
 def failure(follow: Any) -> str:
-    with pytest.raises(ResumeMismatch) as caught:
+    """The message after its headline: from 'at drop point N:' on."""
+    with pytest.raises(CheckFailed) as caught:
         check_follow(follow)
-    return str(caught.value)
+    headline, rest = str(caught.value).split("\n", 1)
+    assert headline.startswith("your follow loop is wrong: ") and headline.split(": ", 2)[2].rstrip(".") in rest
+    return rest
+
+
+def verdict(follow: Any) -> tuple[Kind, str]:
+    with pytest.raises(CheckFailed) as caught:
+        check_follow(follow)
+    return caught.value.verdict.kind, caught.value.verdict.direction
+
+
+#: One mutant per rule exercise 10 states, and the kind and direction its verdict says.
+RULE_MUTANTS = {
+    "send-committed-id": ({"resume_from": "event"}, (Kind.WRONG_VALUE, "state")),
+    "new-parser": ({"new_parser": False}, (Kind.MISSING, "never")),
+    "resumed-id": ({"keep_id": False}, (Kind.MISSING, "never")),
+    "drop-not-error": ({"profile": "strict"}, (Kind.WRONG_ERROR, "unexpected")),
+    "wait-retry": ({"use_retry": False}, (Kind.WRONG_VALUE, "")),
+    "retry-kept": ({"remember_retry": False}, (Kind.WRONG_VALUE, "")),
+    "stop-on-204": ({"stop_on_204": False}, (Kind.EXTRA, "more")),
+    "once-in-order": ({"send_id": False}, (Kind.WRONG_VALUE, "state")),
+}
+
+
+def test_every_rule_of_the_task_has_a_mutant() -> None:
+    assert set(RULE_MUTANTS) == {rule.name for rule in FOLLOW_RULES}
+
+
+@pytest.mark.parametrize("rule", sorted(RULE_MUTANTS))
+def test_each_rule_mutant_is_rejected_with_its_direction(rule: str) -> None:
+    option, expected = RULE_MUTANTS[rule]
+    assert verdict(make_follow(**option)) == expected
+
+
+def test_a_loop_that_forgets_the_resumed_id_is_caught_by_the_heartbeat() -> None:
+    message = failure(make_follow(keep_id=False))
+    assert "missing: [id '1'] \"event: ping\"" not in message
+    assert re.search(r"missing: \[id '\d'\] '\{\}'", message), message
 
 
 def test_the_reference_loop_passes(capsys: pytest.CaptureFixture[str]) -> None:
     check_follow(make_follow())
     out = capsys.readouterr().out
-    assert out.startswith("Correct: follow") and f"0..{len(STREAM)}" in out
+    assert out.startswith("Correct: follow, with") and f"0..{BEAT + len(STREAM)}" in out
 
 
 def test_a_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
@@ -111,7 +154,7 @@ def test_no_last_event_id_duplicates_the_stream() -> None:
 
 def test_the_id_of_the_last_line_skips_an_event() -> None:
     message = failure(make_follow(resume_from="line"))
-    drop = len(b"retry: 1500\nid: 1\n")
+    drop = BEAT + len(b"retry: 1500\nid: 1\n")
     assert message.startswith(f"at drop point {drop}:")
     assert "wrong Last-Event-ID sent on request 2: '1', expected ''" in message
     assert "missing: [id '1'] 'Hello'" in message
@@ -119,16 +162,15 @@ def test_the_id_of_the_last_line_skips_an_event() -> None:
 
 def test_the_id_of_the_last_event_misses_a_data_less_block() -> None:
     message = failure(make_follow(resume_from="event"))
-    assert message.startswith(f"at drop point {END_OF[3]}:")
+    assert message.startswith(f"at drop point {BEAT + END_OF[3]}:")
     assert "wrong Last-Event-ID sent on request 2: '2', expected '3'" in message
 
 
 def test_a_parser_kept_across_the_drop_joins_a_partial_event() -> None:
     message = failure(make_follow(new_parser=False))
-    drop = len(b"retry: 1500\nid: 1\ndata:")  # the partial line 'data:' joins the resent 'retry: 1500'
-    assert message.startswith(f"at drop point {drop}:")
-    assert "missing: [id '1'] 'Hello'" in message
-    assert "never sent by the server: [id '1'] 'retry: 1500\\nHello'" in message
+    assert message.startswith("at drop point 1: the first connection delivered b'e', then dropped")
+    assert "missing: [id ''] '{}'" in message  # 'e' joins the resent 'event: ping': an unknown field
+    assert "never sent by the server" in message
 
 
 def test_the_strict_profile_raises_at_a_drop() -> None:
@@ -146,7 +188,7 @@ def test_the_strict_profile_raises_at_a_drop() -> None:
 )
 def test_a_wrong_wait_is_named(option: dict, drop: int, slept: str) -> None:
     message = failure(make_follow(**option))
-    assert message.startswith(f"at drop point {drop}:")
+    assert message.startswith(f"at drop point {BEAT + drop if drop else 0}:")
     assert f"wrong wait: slept {slept} (seconds)" in message
 
 
@@ -158,10 +200,11 @@ def test_a_loop_that_ignores_204_is_stopped_and_named() -> None:
 
 
 def test_the_message_shows_the_right_run_and_only_itself_in_a_notebook() -> None:
-    with pytest.raises(ResumeMismatch) as caught:
+    with pytest.raises(CheckFailed) as caught:
         check_follow(make_follow(resume_from="line"))
-    rendered = caught.value._render_traceback_()
-    assert rendered[0].startswith("ResumeMismatch: at drop point 18")
+    rendered = "\n".join(caught.value._render_traceback_()).splitlines()
+    assert rendered[0].startswith("CheckFailed: your follow loop is wrong: WRONG VALUE (state): wrong Last-Event-ID sent on request 2")
+    assert rendered[1].startswith(f"at drop point {BEAT + 18}:")
     assert "what the standard's client does there:" in rendered
     assert not any("resume.py" in line for line in rendered)
 
@@ -218,11 +261,15 @@ def test_trying_a_loop_shows_what_it_did(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_event_problems_name_each_direction() -> None:
     one, two, three = expected_events()[:3]
-    assert event_problems([one, two], [one, two]) == []
-    assert event_problems([one, two], [one, one, two]) == ["duplicated: [id '1'] 'Hello' delivered 2 times"]
-    assert event_problems([one, two], [two, one]) == ["out of order: [id '2'] '👋', [id '1'] 'Hello'"]
-    assert event_problems([one, two], [one]) == ["missing: [id '2'] '👋'"]
-    assert event_problems([one, two], [one, two, three]) == ["never sent by the server: [id '4'] 'two\\nlines'"]
+
+    def said(expected: list, got: list) -> list[tuple[str, str, str]]:
+        return [(problem.kind.value, problem.direction, problem.says) for problem in event_problems(expected, got)]
+
+    assert said([one, two], [one, two]) == []
+    assert said([one, two], [one, one, two]) == [("EXTRA", "more", "duplicated: [id '1'] 'Hello' delivered 2 times")]
+    assert said([one, two], [two, one]) == [("WRONG VALUE", "", "out of order: [id '2'] '👋', [id '1'] 'Hello'")]
+    assert said([one, two], [one]) == [("MISSING", "never", "missing: [id '2'] '👋'")]
+    assert said([one, two], [one, two, three]) == [("EXTRA", "more", "never sent by the server: [id '4'] 'two\\nlines'")]
 
 
 def test_the_initial_wait_is_the_package_clients() -> None:

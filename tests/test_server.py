@@ -19,7 +19,8 @@ import pytest
 from sse_course import Event, IncompleteStream, SSEError, SSEParser
 from sse_course.classroom.fixtures import Fixture, get_fixture
 from sse_course.classroom.harness import Outcome, agrees, interesting_cuts
-from sse_course.classroom.live import check_resume_point, fetch
+from sse_course.classroom.checking import CheckFailed, Kind
+from sse_course.classroom.live import RESUME_POINT_RULES, check_resume_point, fetch
 from sse_course.classroom.server import SSEServer, main, planned_writes
 from sse_course.httpx_adapter import NotAnEventStream, aiter_sse, iter_sse, sse_headers
 
@@ -228,10 +229,24 @@ def resume_per_read(url: str) -> tuple[list[Event], str]:
     return events, last_id
 
 
-@pytest.mark.parametrize("wrong", [resume_from_last_event, resume_strict, resume_per_read])
-def test_the_exercise_check_rejects_a_wrong_resume_point(wrong) -> None:
-    with pytest.raises(AssertionError, match="the server wrote"):
+#: One mutant per rule exercise 08 states, and the kind and direction its verdict says.
+RESUME_POINT_MUTANTS = {
+    "committed-id": (resume_from_last_event, (Kind.WRONG_VALUE, "state")),
+    "drop-not-error": (resume_strict, (Kind.WRONG_ERROR, "unexpected")),
+    "one-parser": (resume_per_read, (Kind.WRONG_VALUE, "state")),
+}
+
+
+def test_every_rule_of_exercise_08_has_a_mutant() -> None:
+    assert set(RESUME_POINT_MUTANTS) == {rule.name for rule in RESUME_POINT_RULES}
+
+
+@pytest.mark.parametrize("rule", sorted(RESUME_POINT_MUTANTS))
+def test_the_exercise_check_rejects_a_wrong_resume_point(rule: str) -> None:
+    wrong, expected = RESUME_POINT_MUTANTS[rule]
+    with pytest.raises(CheckFailed, match="the server wrote") as caught:
         check_resume_point(wrong)
+    assert (caught.value.verdict.kind, caught.value.verdict.direction) == expected, str(caught.value)
 
 
 def test_the_exercise_check_accepts_the_right_one(capsys: pytest.CaptureFixture[str]) -> None:

@@ -288,6 +288,21 @@ def check_parser(factory: Callable[..., Any], profile: str = "strict") -> str:
 
 # --- the layers -------------------------------------------------------------
 
+
+def whole_characters(buffer: bytes) -> int:
+    """How many leading bytes of ``buffer`` can be decoded now: all but a
+    trailing lead byte that promises more bytes than follow it (and those that
+    follow). Bytes that are invalid anyway are left to the decoder to report."""
+    for back in range(1, min(4, len(buffer)) + 1):
+        byte = buffer[-back]
+        if byte < 0x80 or byte >= 0xF8:
+            return len(buffer)
+        if byte >= 0xC0:
+            promised = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(buffer) - back if promised > back else len(buffer)
+    return len(buffer)
+
+
 DECODER_ERRORS = {"strict": "strict", "browser": "replace"}
 
 DECODER = layer_check(
@@ -309,6 +324,7 @@ DECODER = layer_check(
         classes=(Utf8Decoder, codecs.IncrementalDecoder),
         code=(codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder),
     ),
+    parts=(("safe_cut", whole_characters),),
 )
 
 
@@ -457,20 +473,6 @@ def check_json_adapter(factory: Callable[..., Any]) -> str:
 
 
 # --- exercise 02: where a buffer can be cut ---------------------------------
-
-
-def whole_characters(buffer: bytes) -> int:
-    """How many leading bytes of ``buffer`` can be decoded now: all but a
-    trailing lead byte that promises more bytes than follow it (and those that
-    follow). Bytes that are invalid anyway are left to the decoder to report."""
-    for back in range(1, min(4, len(buffer)) + 1):
-        byte = buffer[-back]
-        if byte < 0x80 or byte >= 0xF8:
-            return len(buffer)
-        if byte >= 0xC0:
-            promised = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return len(buffer) - back if promised > back else len(buffer)
-    return len(buffer)
 
 
 SAFE_CUT_EXTRA = [b"", b"\x80\x80\x80\x80", b"a\xf8\x80", b"\xe0\x80", b"\xc3\xa9\xc3", b"\xf0\x9f\x98\x80\xf0"]

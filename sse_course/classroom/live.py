@@ -13,9 +13,10 @@ from typing import Any
 
 from ..events import Event
 from ..parser import SSEParser
-from .checks import NotAttempted, exercise
+from .checking import Kind, attempted, exercise, failed, rules
+from .checking.compare import items_difference, same_items
 from .fixtures import get_fixture
-from .harness import as_event, interesting_cuts, same_events
+from .harness import as_event, interesting_cuts
 from .recording import TIMEOUT, Received, fetch, show_received
 from .server import SSEServer
 
@@ -36,6 +37,12 @@ CHECK_FIXTURES = (
     "utf8/emoji-token-stream",
     "line_ends/cr-lf-split",
     "line_ends/not-line-ends",
+)
+#: The rules exercise 08's task states (each has a mutant in tests/test_server.py).
+RESUME_POINT_RULES = rules(
+    ("drop-not-error", "a stream cut short is not an error: the browser profile keeps the events before the cut"),
+    ("one-parser", "one parser reads the whole response, whatever the writes cut"),
+    ("committed-id", "the ID to resume from is the one committed at the last dispatch, a block with no data included"),
 )
 #: Seconds between the server's writes in the check: long enough that a
 #: loopback client reads most writes separately, short enough to stay quick.
@@ -92,11 +99,11 @@ def check_resume_point(resume_point: Resume) -> str:
     for case in cases:
         with SSEServer(case.served, cuts=case.cuts, pause=CHECK_PAUSE) as server:
             try:
-                got = resume_point(server.url)
-            except NotImplementedError as err:
-                raise NotAttempted("resume_point") from err
+                got = attempted(resume_point, server.url)
             except Exception as err:  # a wrong answer may raise anything; show it with the case
-                raise AssertionError(f"{case.show()}\nyour resume_point raised {type(err).__name__}: {err}") from err
+                raise failed(
+                    "your resume_point", Kind.WRONG_ERROR, f"it raised {type(err).__name__}: {err}.", case.show(), direction="unexpected"
+                ) from err
         _compare(case, got)
     return (
         f"on {len(cases)} real streams from {len(CHECK_FIXTURES)} fixtures, each dropped after "
@@ -107,9 +114,18 @@ def check_resume_point(resume_point: Resume) -> str:
 def _compare(case: StreamCase, got: Any) -> None:
     events, resume_id = case.expected()
     got_events, got_id = got
-    if not same_events(events, got_events) or got_id != resume_id:
-        raise AssertionError(
-            f"{case.show()}\nevents as (type, data, last_event_id, retry), then the ID to resume from:\n"
-            f"expected: {[as_event(e) for e in events]}, Last-Event-ID {resume_id!r}\n"
-            f"     got: {[as_event(e) for e in got_events]}, Last-Event-ID {got_id!r}"
-        )
+    expected, found = [as_event(e) for e in events], [as_event(e) for e in got_events]
+    if same_items(expected, found) and got_id == resume_id:
+        return
+    if same_items(expected, found):
+        kind, direction, says = Kind.WRONG_VALUE, "state", f"the ID to resume from should be {resume_id!r}, yours is {got_id!r}"
+    else:
+        difference = items_difference("the stream", expected, found, expected, found, "event")
+        kind, direction, says = difference.kind, difference.direction, difference.says
+    raise failed(
+        "your resume_point", kind, says + ".",
+        f"{case.show()}\nevents as (type, data, last_event_id, retry), then the ID to resume from:\n"
+        f"expected: {expected}, Last-Event-ID {resume_id!r}\n"
+        f"     got: {found}, Last-Event-ID {got_id!r}",
+        direction=direction,
+    )

@@ -1,50 +1,58 @@
-"""Which exercise parts pass: run your exercise notebooks headless and report each check.
+"""Which exercise parts pass: run exercise notebooks headless and report each check.
 
-Run it from the course's folder, on your own copy of the exercises::
+Run it from the course's folder::
 
-    python -m sse_course.classroom.progress               # exercises/
-    python -m sse_course.classroom.progress my-exercises/
+    python -m sse_course.classroom.progress                      # exercises/
+    python -m sse_course.classroom.progress my-exercises/        # one learner's folder
+    python -m sse_course.classroom.progress 02-bytes-to-text.ipynb
+    python -m sse_course.classroom.progress class/ --timeout 300 # a folder of learners' folders
 
-Every ``*.ipynb`` in the folder runs top to bottom in the ``python3`` kernel,
-with the notebook's folder as the working directory, errors allowed so that
-every check runs. The notebooks on disk are not changed. One line per exercise
-part: ``not attempted``, ``failing`` (with the check's first line) or ``passed``.
+Each notebook runs top to bottom in a fresh ``python3`` kernel, with its folder
+as the working directory and errors allowed so that every check runs; the
+files on disk are not changed. What a notebook has stored is never graded:
+every output is cleared first, and a check counts only through the verdict it
+emits *in this run* (the checking engine displays it as data, tagged with a
+token this run gave the kernel). One line per exercise part, printed as soon
+as its notebook has run: ``passed``, ``not attempted``, or ``failing`` with why
+(the check's headline; ``timed out after N s``; ``the kernel died``; a
+``SyntaxError`` in the code above).
 
-The contract with the exercise notebooks, kept small on purpose:
-
-* a **part** is a check cell: a code cell tagged ``check``, or the first code
-  cell after a Markdown cell whose last heading starts with "Check"
-  (``### Check``); the part is named by the last other heading before it
-  (``## Exercise 1: the line splitter``);
-* a check that raised (an ``error`` output, e.g. ``AssertionError``) is
-  **failing**, shown with ``ExceptionName: first line of the message``;
-* a check whose first printed line starts with "Not attempted" is **not attempted**;
-* a check that ran and did neither has **passed**. A check cell that did not
-  run (the kernel died, or a timeout) is failing.
+A **part** is a check cell: a code cell tagged ``check``, or the first code
+cell after a Markdown cell whose last heading starts with "Check"; it is named
+by the last other heading before it. The exit status is 1 when a part is
+failing (``--exit-zero`` keeps 0), 2 when the path holds no notebook.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import secrets
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .checking.printer import MIMETYPE, TOKEN_VARIABLE
+
 NOT_ATTEMPTED = "not attempted"
 FAILING = "failing"
 PASSED = "passed"
+STATUSES = (PASSED, FAILING, NOT_ATTEMPTED)
 KERNEL_NAME = "python3"
-CELL_SECONDS = 600
+#: Seconds a whole notebook may run (a hang must not cost the class an afternoon).
+NOTEBOOK_SECONDS = 600
 HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$", re.M)
+SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
 @dataclass(frozen=True)
 class Part:
-    """One exercise part's outcome: its notebook, name, status and the check's first line."""
+    """One exercise part's outcome: its notebook, name, status and why."""
 
     notebook: str
     name: str
@@ -75,79 +83,175 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def outcome(cell: Any) -> tuple[str, str]:
-    """(status, first line) of one executed check cell."""
-    outputs = cell.get("outputs", [])
-    for output in outputs:
-        if output.get("output_type") == "error":
-            return FAILING, f"{output.get('ename', 'Error')}: {first_line(output.get('evalue', ''))}"
-    if cell.get("execution_count") is None:
-        return FAILING, "the check did not run (the kernel stopped before it)"
-    printed = "".join(
-        "".join(output.get("text", "")) for output in outputs if output.get("output_type") == "stream"
-    )
-    line = first_line(printed)
-    return (NOT_ATTEMPTED if line.lower().startswith(NOT_ATTEMPTED) else PASSED), line
+@dataclass
+class Run:
+    """One notebook executed by this report: its cells (outputs from this run only),
+    the token its verdicts carry, and why it stopped early, if it did."""
+
+    cells: list[Any]
+    token: str
+    stopped: str = ""
+    stopped_at: int | None = None  # index of the cell that did not finish
 
 
-def run_notebook(path: Path, timeout: int = CELL_SECONDS) -> Any:
-    """The notebook executed in memory (never saved), errors allowed."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name=KERNEL_NAME,
-        allow_errors=True,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    try:
-        client.execute(stderr=subprocess.DEVNULL)  # the kernel's start-up warnings are not the learner's
-    except Exception:  # a dead kernel or a timeout: the cells that did not run say so
-        pass
-    return notebook
-
-
-def parts(path: Path) -> list[Part]:
-    """The outcome of every part of one exercise notebook."""
-    notebook = run_notebook(path)
+def verdicts(cell: Any, token: str) -> list[dict]:
+    """The verdicts a cell emitted in this run (data, never text)."""
     found = []
-    for name, cell in check_cells(notebook.cells):
-        status, detail = outcome(cell)
-        found.append(Part(path.name, name, status, detail))
+    for output in cell.get("outputs", []):
+        data = output.get("data", {}).get(MIMETYPE) if output.get("output_type") == "display_data" else None
+        if isinstance(data, dict) and data.get("token") == token:
+            found.append(data)
     return found
 
 
-def report(folder: Path) -> Iterator[tuple[Path, list[Part]]]:
-    for path in sorted(folder.glob("*.ipynb")):
-        yield path, parts(path)
+def error_of(cell: Any) -> dict | None:
+    return next((output for output in cell.get("outputs", []) if output.get("output_type") == "error"), None)
+
+
+def shown(error: dict) -> str:
+    return f"{error.get('ename', 'Error')}: {first_line(error.get('evalue', ''))}"
+
+
+def outcome(run: Run, index: int, earlier_error: dict | None = None) -> tuple[str, str]:
+    """(status, why) of the check cell at ``index``, from this run's outputs only."""
+    cell = run.cells[index]
+    if earlier_error is not None and earlier_error.get("ename") in SYNTAX:
+        return FAILING, f"{shown(earlier_error)} (in a cell above the check)"  # the check ran older code
+    found = verdicts(cell, run.token)
+    if found:
+        failing = [v for v in found if v["status"] == FAILING]
+        if failing:
+            return FAILING, failing[0]["headline"]
+        if any(v["status"] == NOT_ATTEMPTED for v in found):
+            return NOT_ATTEMPTED, ""
+        return PASSED, ""
+    if run.stopped_at is not None and index >= run.stopped_at:
+        return FAILING, run.stopped if index == run.stopped_at else f"did not run: {run.stopped}"
+    error = error_of(cell)
+    if earlier_error is not None and (error is None or error.get("ename") == "NameError"):
+        return FAILING, f"{shown(earlier_error)} (in a cell above the check)"
+    if error is not None:
+        return FAILING, shown(error)
+    return FAILING, "the check cell gave no verdict (was the check call changed?)"
+
+
+def execute(path: Path, timeout: float = NOTEBOOK_SECONDS) -> Run:
+    """Run the notebook in memory (never saved), every stored output cleared first."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    run = Run(notebook.cells, secrets.token_hex(8))
+    client = NotebookClient(
+        notebook, kernel_name=KERNEL_NAME, allow_errors=True, resources={"metadata": {"path": str(path.parent)}}
+    )
+    env = {**os.environ, TOKEN_VARIABLE: run.token}
+    index = 0
+    try:
+        # the kernel's start-up warnings are not the learner's
+        with client.setup_kernel(env=env, stderr=subprocess.DEVNULL):
+            deadline = time.monotonic() + timeout  # the kernel's start is not the notebook's time
+            for index, cell in enumerate(notebook.cells):
+                if cell.cell_type != "code":
+                    continue
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise CellTimeoutError("the notebook's time is up")
+                client.timeout = max(1, int(left))
+                client.execute_cell(cell, index)
+    except CellTimeoutError:
+        run.stopped, run.stopped_at = f"timed out after {timeout:g} s", index
+    except DeadKernelError:
+        run.stopped, run.stopped_at = "the kernel died", index
+    except RuntimeError as err:  # the kernel did not start, or died while starting
+        run.stopped, run.stopped_at = f"the kernel died ({first_line(str(err))})", index
+    return run
+
+
+def parts(path: Path, timeout: float = NOTEBOOK_SECONDS) -> list[Part]:
+    """The outcome of every part of one exercise notebook."""
+    run = execute(path, timeout)
+    found, earlier, checks = [], None, {id(cell) for _, cell in check_cells(run.cells)}
+    names = dict((id(cell), name) for name, cell in check_cells(run.cells))
+    for index, cell in enumerate(run.cells):
+        if id(cell) in checks:
+            status, detail = outcome(run, index, earlier)
+            found.append(Part(path.name, names[id(cell)], status, detail))
+            earlier = None
+        elif cell.cell_type == "code" and earlier is None and (error := error_of(cell)) is not None:
+            earlier = error
+    return found
+
+
+def notebooks(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.glob("*.ipynb") if not path.name.startswith("."))
+
+
+def learners(path: Path) -> list[tuple[str, list[Path]]]:
+    """(learner, notebooks): one notebook, one learner's folder, or a folder of learners' folders."""
+    if path.is_file():
+        return [("", [path])]
+    if notebooks(path):
+        return [("", notebooks(path))]
+    return [(sub.name, notebooks(sub)) for sub in sorted(path.iterdir()) if sub.is_dir() and notebooks(sub)]
 
 
 def summary(found: Iterable[Part]) -> str:
     found = list(found)
-    counts = {status: sum(part.status == status for part in found) for status in (PASSED, FAILING, NOT_ATTEMPTED)}
+    counts = {status: sum(part.status == status for part in found) for status in STATUSES}
     return ", ".join(f"{count} {status}" for status, count in counts.items()) + f" (of {len(found)} parts)"
 
 
+def table(rows: list[tuple[str, list[Part]]]) -> str:
+    """One line per learner: how many parts pass, fail, are not attempted."""
+    width = max(len("learner"), *(len(name) for name, _ in rows))
+    lines = [f"{'learner':<{width}}  {'passed':>6}  {'failing':>7}  {'not attempted':>13}"]
+    for name, found in rows:
+        counts = [sum(part.status == status for part in found) for status in STATUSES]
+        lines.append(f"{name:<{width}}  {counts[0]:>6}  {counts[1]:>7}  {counts[2]:>13}")
+    return "\n".join(lines)
+
+
+def report(path: Path, timeout: float = NOTEBOOK_SECONDS) -> list[tuple[str, list[Part]]]:
+    """Run and print, notebook by notebook, as it goes; return every learner's parts."""
+    rows = []
+    for learner, paths in learners(path):
+        if learner:
+            print(f"== {learner}", flush=True)
+        everything: list[Part] = []
+        for notebook in paths:
+            print(notebook.as_posix(), flush=True)
+            found = parts(notebook, timeout)
+            for part in found:
+                print(part, flush=True)
+            if not found:
+                print("  (no check cells)", flush=True)
+            everything += found
+        print(summary(everything), flush=True)
+        rows.append((learner, everything))
+    return rows
+
+
 def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run your exercise notebooks and report each part.")
-    parser.add_argument("folder", nargs="?", type=Path, default=Path("exercises"), help="default: exercises/")
-    folder = parser.parse_args(argv).folder
-    if not folder.is_dir():
-        print(f"{folder} is not a folder of exercise notebooks", file=sys.stderr)
+    parser = argparse.ArgumentParser(description="Run exercise notebooks and report each part.")
+    parser.add_argument("path", nargs="?", type=Path, default=Path("exercises"),
+                        help="a notebook, a learner's folder, or a folder of learners' folders (default: exercises/)")
+    parser.add_argument("--timeout", type=float, default=NOTEBOOK_SECONDS,
+                        help=f"seconds each notebook may run (default: {NOTEBOOK_SECONDS})")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when a part is failing")
+    args = parser.parse_args(argv)
+    if not args.path.exists() or not learners(args.path):
+        print(f"{args.path} holds no exercise notebook", file=sys.stderr)
         return 2
-    everything: list[Part] = []
-    for path, found in report(folder):
-        print(path.as_posix())
-        for part in found:
-            print(part, flush=True)
-        if not found:
-            print("  (no check cells)")
-        everything += found
-    print(summary(everything))
-    return 0
+    rows = report(args.path, args.timeout)
+    if len(rows) > 1 or rows[0][0]:
+        print(table(rows))
+    failing = any(part.status == FAILING for _, found in rows for part in found)
+    return 1 if failing and not args.exit_zero else 0
 
 
 if __name__ == "__main__":

@@ -20,13 +20,16 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ipywidgets import HTML, IntSlider, Layout, VBox
 
 from ..events import Event
 from ..parser import SSEParser
+from .checking import Kind, NotAttempted, exercise, failed, rules, show
+from .checking.printer import not_attempted
+from .fixtures import load_contract
 
 #: The reconnection time (ms) before any ``retry`` field: the standard leaves it
 #: to the client; this course uses 3 seconds.
@@ -37,17 +40,16 @@ CHUNK_BYTES = 5
 #: More connections than any right loop makes on :data:`STREAM` (at most three).
 MAX_CONNECTIONS = 6
 
-#: The lesson's stream, one block per entry: a ``retry`` and an ID in the
-#: first event; a multibyte character; a block with no data that still
-#: commits its ID and changes ``retry``; a two-line event; the last event.
-BLOCKS = (
-    b"retry: 1500\nid: 1\ndata: Hello\n\n",
-    b"id: 2\nevent: token\ndata: \xf0\x9f\x91\x8b\n\n",
-    b": keepalive\nretry: 500\nid: 3\n\n",
-    b"id: 4\ndata: two\ndata: lines\n\n",
-    b"id: 5\ndata: bye\n\n",
-)
+#: The lesson's stream (fixtures/contracts/resume.json), one block per entry: a
+#: ``retry`` and an ID in the first event; a multibyte character; a block with
+#: no data that still commits its ID and changes ``retry``; a two-line event;
+#: the last event.
+RESUME = load_contract("resume")
+BLOCKS = tuple(block.encode() for block in RESUME["blocks"])
 STREAM = b"".join(BLOCKS)
+#: What the check's server sends first on every connection: an event with no
+#: ``id``, which takes the resumed ID only if the new parser starts from it.
+HEARTBEAT = RESUME["heartbeat"].encode()
 
 
 def committed_ids(blocks: Sequence[bytes]) -> list[str]:
@@ -92,9 +94,10 @@ class DroppingServer:
     ``requests`` records the ``Last-Event-ID`` of each request (``""``: none sent).
     """
 
-    def __init__(self, drop_at: int | None = None, blocks: Sequence[bytes] = BLOCKS) -> None:
+    def __init__(self, drop_at: int | None = None, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> None:
         self.blocks = tuple(blocks)
         self.drop_at = drop_at
+        self.heartbeat = heartbeat
         self.requests: list[str] = []
         self.stopped = False
 
@@ -109,6 +112,7 @@ class DroppingServer:
         if body is None:
             self.stopped = True
             return Reply(204)
+        body = self.heartbeat + body
         if first and self.drop_at is not None:
             body = body[: self.drop_at]
         return Reply(200, chunked(body))
@@ -137,9 +141,9 @@ class Connection:
     wait_ms: int | None = None  # the wait before the next request; None after a 204
 
 
-def planned_run(drop_at: int | None, blocks: Sequence[bytes] = BLOCKS) -> list[Connection]:
+def planned_run(drop_at: int | None, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> list[Connection]:
     """The standard's client on a :class:`DroppingServer`: connection by connection."""
-    server = DroppingServer(drop_at, blocks)
+    server = DroppingServer(drop_at, blocks, heartbeat)
     connections, last_event_id, stream_retry = [], "", None
     while True:
         reply = server(last_event_id)
@@ -234,135 +238,144 @@ class ResumeExplorer(VBox):
 
 # --- the check for exercise 10 ---------------------------------------------------------
 
-
-class ResumeMismatch(AssertionError):
-    """A wrong resume loop, shown as its message only: in a notebook, frames
-    from this module would bury what the learner needs to read."""
-
-    def _render_traceback_(self) -> list[str]:
-        return [f"{type(self).__name__}: {self.args[0].splitlines()[0]}", *self.args[0].splitlines()[1:]]
-
-
-class NotAttemptedYet(BaseException):
-    """The loop is still a stub (it raised NotImplementedError)."""
-
+#: The rules exercise 10's task states (each has a mutant in tests/test_resume.py).
+FOLLOW_RULES = rules(
+    ("send-committed-id", "send the ID committed at the last dispatch (a block with no data commits its ID too); none at first"),
+    ("new-parser", "a new parser for each connection: the partial event of a dropped connection is discarded"),
+    ("resumed-id", "the new parser starts from the resumed ID: an event with no id carries it"),
+    ("drop-not-error", "a dropped connection is not an error (the browser profile)"),
+    ("wait-retry", "wait the reconnection time from the last retry seen, in seconds"),
+    ("retry-kept", "a retry seen on an earlier connection still counts"),
+    ("stop-on-204", "stop for good when the server answers 204"),
+    ("once-in-order", "deliver every event once, in order"),
+)
 
 Follow = Callable[[Callable[[str], Reply], Callable[[float], None]], Any]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     """What a loop did at one drop point: its requests, waits, events, or what it raised."""
 
     requests: list[str]
     sleeps: list[float]
-    events: list[Any] = field(default_factory=list)
+    events: tuple[Any, ...] = ()
     raised: BaseException | None = None
 
 
-def run_loop(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> Outcome:
-    server, sleeps = DroppingServer(drop_at, blocks), Sleeps()
+@dataclass(frozen=True)
+class Problem:
+    """One way a loop differs from the standard's client: the kind, direction and sentence."""
+
+    kind: Kind
+    says: str
+    direction: str = ""
+
+
+def run_loop(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> Outcome:
+    server, sleeps = DroppingServer(drop_at, blocks, heartbeat), Sleeps()
     try:
-        events = list(follow(server, sleeps) or [])  # inside: a generator runs only when listed
+        events = tuple(follow(server, sleeps) or [])  # inside: a generator runs only when listed
     except NotImplementedError as err:
-        raise NotAttemptedYet from err
+        raise NotAttempted() from err
     except (Exception, KeptConnecting) as err:  # a wrong loop may raise anything: shown at its drop point
         return Outcome(server.requests, sleeps, raised=err)
     return Outcome(server.requests, sleeps, events)
 
 
-def event_problems(expected: list[Event], got: list[Any]) -> list[str]:
+def event_problems(expected: Sequence[Event], got: Sequence[Any]) -> list[Problem]:
     """Missing, duplicated, changed, out of order: compared as (type, data, last_event_id)."""
     key = lambda e: (getattr(e, "type", None), getattr(e, "data", e), getattr(e, "last_event_id", None))  # noqa: E731
     want, have = Counter(map(key, expected)), Counter(map(key, got))
     by_key = {key(e): e for e in expected}
-    problems = [f"missing: {short(by_key[k])}" for k in want if have[k] == 0]
-    problems += [f"duplicated: {short(by_key[k])} delivered {have[k]} times" for k in want if have[k] > 1]
-    problems += [f"never sent by the server: {short(got_one)}" for got_one in got if key(got_one) not in want]
+    problems = [Problem(Kind.MISSING, f"missing: {short(by_key[k])}", "never") for k in want if have[k] < want[k]]
+    problems += [Problem(Kind.EXTRA, f"duplicated: {short(by_key[k])} delivered {have[k]} times", "more") for k in want if have[k] > want[k]]
+    problems += [Problem(Kind.EXTRA, f"never sent by the server: {short(got_one)}", "more") for got_one in got if key(got_one) not in want]
     if not problems and [key(e) for e in got] != [key(e) for e in expected]:
-        problems.append("out of order: " + ", ".join(map(short, got)))
+        problems.append(Problem(Kind.WRONG_VALUE, "out of order: " + ", ".join(map(short, got))))
     return problems
 
 
-def wait_problems(plan: list[Connection], sleeps: list[float]) -> list[str]:
+def wait_problems(plan: list[Connection], sleeps: list[float]) -> list[Problem]:
     waits = [conn.wait_ms / 1000 for conn in plan if conn.wait_ms is not None]
     if [round(s, 6) if isinstance(s, (int, float)) else s for s in sleeps] == waits:
         return []
-    return [f"wrong wait: slept {sleeps} (seconds), expected {waits}: the reconnection time from the last retry seen"]
+    return [Problem(Kind.WRONG_VALUE, f"wrong wait: slept {sleeps} (seconds), expected {waits}: the reconnection time from the last retry seen")]
 
 
-def id_problems(plan: list[Connection], requests: list[str]) -> list[str]:
+def id_problems(plan: list[Connection], requests: list[str]) -> list[Problem]:
     sent = [conn.sent for conn in plan]
     if requests == sent:
         return []
     for number, (want, got) in enumerate(zip(sent, requests), 1):
         if want != got:
             what = "the ID committed at the last dispatch" if number > 1 else "nothing on the first request"
-            return [f"wrong Last-Event-ID sent on request {number}: {got!r}, expected {want!r} ({what})"]
+            return [Problem(Kind.WRONG_VALUE, f"wrong Last-Event-ID sent on request {number}: {got!r}, expected {want!r} ({what})", "state")]
     if len(requests) > len(sent):
-        return [f"kept connecting: {len(requests)} requests, expected {len(sent)} (stop when the server answers 204)"]
-    return [f"stopped early: {len(requests)} requests, expected {len(sent)} (only a 204 ends the stream for good)"]
+        return [Problem(Kind.EXTRA, f"kept connecting: {len(requests)} requests, expected {len(sent)} (stop when the server answers 204)", "more")]
+    return [Problem(Kind.MISSING, f"stopped early: {len(requests)} requests, expected {len(sent)} (only a 204 ends the stream for good)", "never")]
 
 
-def problems_at(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> list[str]:
+def planned_events(plan: list[Connection]) -> list[Event]:
+    """What the standard's client delivers over the whole run."""
+    return [event for conn in plan for event in conn.events]
+
+
+def problems_at(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT) -> list[Problem]:
     """Everything that differs from the standard's client at this drop point."""
-    plan, outcome = planned_run(drop_at, blocks), run_loop(follow, drop_at, blocks)
+    plan, outcome = planned_run(drop_at, blocks, heartbeat), run_loop(follow, drop_at, blocks, heartbeat)
     problems = id_problems(plan, outcome.requests)
     if isinstance(outcome.raised, KeptConnecting):
-        return [*problems, f"the check stopped your loop: it {outcome.raised}"]
-    if outcome.raised is not None:
-        return [*problems, f"your loop raised {type(outcome.raised).__name__}: {outcome.raised}"]
-    return problems + event_problems(expected_events(blocks), outcome.events) + wait_problems(plan, outcome.sleeps)
+        return [*problems, Problem(Kind.EXTRA, f"the check stopped your loop: it {outcome.raised}", "more")]
+    if outcome.raised is not None:  # the error is the diagnosis; the requests it cut short follow from it
+        return [Problem(Kind.WRONG_ERROR, f"your loop raised {type(outcome.raised).__name__}: {outcome.raised}", "unexpected"), *problems]
+    return problems + event_problems(planned_events(plan), outcome.events) + wait_problems(plan, outcome.sleeps)
 
 
-def failure_message(drop_at: int, problems: list[str], others: list[int], blocks: Sequence[bytes]) -> str:
-    plan = planned_run(drop_at, blocks)
+def failure_details(drop_at: int, problems: list[Problem], others: list[int], blocks: Sequence[bytes], heartbeat: bytes) -> str:
+    plan = planned_run(drop_at, blocks, heartbeat)
     delivered = plan[0].delivered if plan and plan[0].status == 200 else b""
     also = f"\n(the same loop also fails at {len(others)} other drop points: {others[:8]}{'...' if len(others) > 8 else ''})"
-    ending = "the whole stream, then closed" if delivered == b"".join(blocks) else f"{delivered!r}, then dropped"
+    ending = "the whole stream, then closed" if delivered == heartbeat + b"".join(blocks) else f"{delivered!r}, then dropped"
     lines = [
         f"at drop point {drop_at}: the first connection delivered {ending}",
-        *(f"  {problem}" for problem in problems),
+        *(f"  {problem.says}" for problem in problems),
         "what the standard's client does there:",
         *(f"  {line}" for line in show_run(plan).splitlines()),
     ]
     return "\n".join(lines) + (also if others else "")
 
 
-def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS) -> None:
-    """Drop the first connection at every byte offset; the loop must deliver every
-    event once and in order, send the right ``Last-Event-ID``, wait the
-    reconnection time, and stop on 204. Prints what it verified, or that the
-    exercise is not attempted; raises :class:`ResumeMismatch` at the smallest
-    drop point that shows a bug."""
-    offsets = range(len(b"".join(blocks)) + 1)
-    try:
-        failing = {drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks))}
-    except NotAttemptedYet:
-        not_attempted("this check again")
-        return
+@exercise("follow")
+def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT) -> str:
+    """Drop the first connection at every byte offset; the loop must deliver what the
+    standard's client delivers (every event once and in order, the heartbeat that
+    opens each connection with the resumed ID), send the right ``Last-Event-ID``,
+    wait the reconnection time, and stop on 204. Fails at the smallest drop point
+    that shows a bug, its first problem as the headline."""
+    offsets = range(len(heartbeat + b"".join(blocks)) + 1)
+    failing = {drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks, heartbeat))}
     if failing:
         first, *others = sorted(failing)
-        raise ResumeMismatch(failure_message(first, failing[first], others, blocks))
-    print(
-        f"Correct: follow, with the first connection dropped at each of the {len(offsets)} byte offsets "
-        f"0..{len(offsets) - 1}, delivered all {len(expected_events(blocks))} events once and in order, "
-        "sent the committed Last-Event-ID, waited the reconnection time from retry, and stopped on 204."
+        problem = failing[first][0]
+        raise failed(
+            "your follow loop", problem.kind, problem.says + ".",
+            failure_details(first, failing[first], others, blocks, heartbeat), direction=problem.direction,
+        )
+    beat = f", and the heartbeat that opens each connection with the resumed ID" if heartbeat else ""
+    return (
+        f", with the first connection dropped at each of the {len(offsets)} byte offsets "
+        f"0..{len(offsets) - 1}, delivered all {len(expected_events(blocks))} events once and in order{beat}, "
+        "sent the committed Last-Event-ID, waited the reconnection time from retry, and stopped on 204"
     )
-
-
-
-def not_attempted(then: str) -> None:
-    print("Not attempted yet: follow still raises NotImplementedError.")
-    print(f"Write it in the cell above, run that cell, then run {then}.")
 
 
 def try_follow(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> None:
     """Run ``follow`` once, the first connection dropped at ``drop_at``, and print what it did."""
     try:
         outcome = run_loop(follow, drop_at, blocks)
-    except NotAttemptedYet:
-        not_attempted("this cell again")
+    except NotAttempted:
+        show(not_attempted("try_follow", "follow", "this cell again"))
         return
     print("Last-Event-ID sent:", outcome.requests)
     print("waits (seconds):   ", outcome.sleeps)

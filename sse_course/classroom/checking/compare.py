@@ -136,7 +136,7 @@ def items_difference(where: str, expected: list, got: list, total_e: list, total
     if len(got) < len(expected):
         return Difference(Kind.MISSING, "never", f"by {where} your code gave {count(len(got), noun)} where {len(expected)} are complete")
     j = next(j for j, (e, g) in enumerate(zip(expected, got)) if not same_item(e, g))
-    return Difference(Kind.WRONG_VALUE, "value", f"{noun} {j + 1} (from {where}) should be {expected[j]!r}, your code gives {got[j]!r}")
+    return Difference(Kind.WRONG_VALUE, "", f"{noun} {j + 1} (from {where}) should be {expected[j]!r}, your code gives {got[j]!r}")
 
 
 def difference(expected: Trace, got: Trace, noun: str = "event") -> Difference | None:

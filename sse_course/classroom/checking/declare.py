@@ -9,7 +9,8 @@ shrinks the first difference, and raises it worded by the printer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +83,8 @@ class StreamCheck:
     empty: Any = None  # what an SSE error raised without ``completed`` carried
     not_yours: NotYours | None = None
     full_trace: bool = False  # the reference gives parser state and error offsets, and the message says so
+    parts: tuple[tuple[str, Callable[..., Any]], ...] = ()  # other parts of the exercise, by name: their references stand in
+
 
     def verify(self, factory: Callable[..., Any], own: bool = True) -> str:
         """Raise the first difference, shrunk; else say what was verified.
@@ -93,9 +96,10 @@ class StreamCheck:
         make = guarded(factory, self.empty, watch)
         fixtures = self.fixtures()
         count = 0
-        for fixture in fixtures:
-            for profile in self.profiles:
-                count += self._verify_fixture(make, fixture, profile, watch)
+        with reference_parts(factory, self.parts):
+            for fixture in fixtures:
+                for profile in self.profiles:
+                    count += self._verify_fixture(make, fixture, profile, watch)
         shipped = sum(fixture.family != "generated" for fixture in fixtures)
         generated = f" and {len(fixtures) - shipped} generated streams" if shipped < len(fixtures) else ""
         state = ", parser.last_event_id and retry after each read," if self.full_trace else ""
@@ -128,6 +132,29 @@ class StreamCheck:
                     direction=found.direction, fixture=fixture.id, raw=raw, cuts=cuts, found=found, recheck=fails,
                 )
         return len(chosen)
+
+
+def learner_globals(learner: Any) -> dict[str, Any] | None:
+    """The module namespace the learner's function or class was written in (a notebook's)."""
+    functions = [learner] if callable(learner) and hasattr(learner, "__globals__") else []
+    if isinstance(learner, type):
+        functions = [value for value in vars(learner).values() if hasattr(value, "__globals__")]
+    return functions[0].__globals__ if functions else None
+
+
+@contextmanager
+def reference_parts(learner: Any, parts: tuple[tuple[str, Callable[..., Any]], ...]) -> Iterator[None]:
+    """While a part is checked, the other parts it calls by name are the references:
+    a bug in part 1 is reported once, by part 1's check, not again by part 2's."""
+    names = learner_globals(learner) if parts else None
+    saved = {name: names[name] for name, _ in parts if names is not None and name in names}
+    if names is not None:
+        names.update({name: reference for name, reference in parts if name in saved})
+    try:
+        yield
+    finally:
+        if names is not None:
+            names.update(saved)
 
 
 def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, expected: Trace, got: Trace) -> str:

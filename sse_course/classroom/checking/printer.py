@@ -68,7 +68,8 @@ def exercise(what: str) -> Callable[[Callable[..., str]], Callable[..., None]]:
                 err.verdict = replace(err.verdict, check=name)
                 emit(err.verdict)
                 raise
-            show(Verdict(name, Status.PASSED, f"Correct: {what} {verified}."))
+            joined = "" if verified.startswith(",") else " "
+            show(Verdict(name, Status.PASSED, f"Correct: {what}{joined}{verified}."))
 
         return checked
 

@@ -32,11 +32,12 @@ class Kind(str, enum.Enum):
     NOT_YOURS = "NOT YOURS"  # the code reaches the package's implementation of what the task asks for
 
 
-#: The directions each kind may state (the word in brackets in the headline).
+#: The directions each kind may state (the word in brackets in the headline);
+#: none when the kind says it all (a value that differs).
 DIRECTIONS: dict[Kind, tuple[str, ...]] = {
     Kind.MISSING: ("late", "never", "too few"),
     Kind.EXTRA: ("early", "more", "too many"),
-    Kind.WRONG_VALUE: ("value", "state", "offset", "too low", "too high"),
+    Kind.WRONG_VALUE: ("state", "offset", "too low", "too high"),
     Kind.WRONG_ERROR: ("unexpected", "other class", "stopped"),
     Kind.MISSING_ERROR: ("none raised",),
     Kind.NOT_YOURS: ("subclass", "holds", "calls", "raised by"),

@@ -1,0 +1,117 @@
+"""Right answers written the way the exercises ask (their own code, not the package's):
+the checks must accept them, and the rule mutants in test_rules.py each break one rule of them."""
+
+from __future__ import annotations
+
+import re
+
+from sse_course import DecodeError, IncompleteStream
+from sse_course.errors import LineTooLong
+from sse_course.lines import LineSplitter
+
+CR, LF = 13, 10
+
+
+def safe_cut(buffer: bytes) -> int:
+    """How many leading bytes of buffer end on a character boundary (exercise 02, part 1)."""
+    for back in range(1, min(4, len(buffer)) + 1):
+        lead = buffer[-back]
+        if lead >> 6 != 0b10:
+            promised = 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4 if lead >> 3 == 0b11110 else 1
+            return len(buffer) - back if promised > back else len(buffer)
+    return len(buffer)
+
+
+class Decoder:
+    """bytes -> text without codecs (exercise 02, part 2); calls ``safe_cut`` by name, as the notebook does."""
+
+    def __init__(self, errors: str = "strict") -> None:
+        self.errors = errors
+        self.held = b""
+        self.offset = 0
+        self.at_start = True
+
+    def feed(self, chunk: bytes) -> str:
+        return self.decode(chunk, final=False)
+
+    def close(self) -> str:
+        return self.decode(b"", final=True)
+
+    def decode(self, chunk: bytes, final: bool) -> str:
+        buffer = self.held + chunk
+        cut = len(buffer) if final else safe_cut(buffer)
+        whole, self.held = buffer[:cut], buffer[cut:]
+        start, self.offset = self.offset, self.offset + cut
+        try:
+            text = whole.decode("utf-8", self.errors)
+        except UnicodeDecodeError as err:
+            before = self.drop_bom(whole[: err.start].decode("utf-8"))
+            raise DecodeError(start + err.start, whole[err.start : err.end], err.reason, before) from None
+        return self.drop_bom(text)
+
+    def drop_bom(self, text: str) -> str:
+        if self.at_start and text:
+            self.at_start = False
+            return text.removeprefix("\ufeff")
+        return text
+
+
+class ByteLines:
+    """bytes -> lines of bytes (exercise 03)."""
+
+    def __init__(self, strict: bool = True) -> None:
+        self.strict = strict
+        self.pieces: list[bytes] = []
+        self.after_cr = False
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        pos = 1 if self.after_cr and chunk[0] == LF else 0
+        self.after_cr = chunk[-1] == CR
+        lines = []
+        next_cr, next_lf = chunk.find(b"\r", pos), chunk.find(b"\n", pos)
+        while next_cr >= 0 or next_lf >= 0:
+            end = next_lf if next_cr < 0 or 0 <= next_lf < next_cr else next_cr
+            lines.append(b"".join([*self.pieces, chunk[pos:end]]))
+            self.pieces = []
+            pos = end + (2 if chunk.startswith(b"\r\n", end) else 1)
+            if 0 <= next_cr < pos:
+                next_cr = chunk.find(b"\r", pos)
+            if 0 <= next_lf < pos:
+                next_lf = chunk.find(b"\n", pos)
+        if pos < len(chunk):
+            self.pieces.append(chunk[pos:])
+        return lines
+
+    def close(self) -> list[bytes]:
+        if self.pieces and self.strict:
+            raise IncompleteStream("stream ended inside a line")
+        self.pieces = []
+        return []
+
+
+LINE_END_CHAR = re.compile(r"[\r\n]")
+
+
+class LineLimit:
+    """A guard in front of the package's LineSplitter (exercise 05, part 2)."""
+
+    def __init__(self, max_line_chars: int, strict: bool = True) -> None:
+        self.max_line_chars = max_line_chars
+        self.splitter = LineSplitter(strict=strict)
+        self.line_chars = 0
+
+    def feed(self, text: str) -> list[str]:
+        pieces = LINE_END_CHAR.split(text)
+        lengths = [len(piece) for piece in pieces]
+        lengths[0] += self.line_chars
+        for i, length in enumerate(lengths):
+            if length > self.max_line_chars:
+                start = sum(map(len, pieces[:i])) + i
+                raise LineTooLong(self.max_line_chars, self.splitter.feed(text[:start]))
+        self.line_chars = lengths[-1]
+        return self.splitter.feed(text)
+
+    def close(self) -> list[str]:
+        return self.splitter.close()

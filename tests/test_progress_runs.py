@@ -1,0 +1,115 @@
+"""The progress report grades only what its own run produced, and names why a part fails.
+
+Small synthetic notebooks, each part a one-line check on the checking engine, so a
+kernel start is most of the cost: a stored output after an edit, a hang, a dead
+kernel, a debug print before the stub's NotImplementedError, a syntax error, a
+folder of learners' folders, and the exit status.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from sse_course.classroom import progress
+from sse_course.classroom.checking import MIMETYPE
+
+CHECK = '''\
+from sse_course.classroom.checking import Kind, attempted, exercise, failed
+
+
+@exercise("your double")
+def check_double(double):
+    if attempted(double, 2) != 4:
+        raise failed("your double", Kind.WRONG_VALUE, f"double(2) should be 4, yours is {double(2)!r}.")
+    return "doubles 2"
+'''
+RIGHT = "def double(x):\n    return 2 * x"
+STUB_WITH_DEBUG_PRINT = "def double(x):\n    print('trying', x)\n    raise NotImplementedError"
+WRONG = "def double(x):\n    return x + 3"
+SYNTAX_ERROR = "def double(x)\n    return 2 * x"
+HANG = "def double(x):\n    while True:\n        pass"
+KERNEL_DEATH = "import os\n\nos._exit(1)"
+
+#: What a passing check stored when the notebook was saved (another run's token).
+STORED_PASS = [
+    {"output_type": "stream", "name": "stdout", "text": "Correct: your double doubles 2.\n"},
+    {"output_type": "display_data", "metadata": {}, "data": {MIMETYPE: {"status": "passed", "headline": "", "token": "old"}}},
+]
+
+
+def notebook(path: Path, *answers: str, stored: list[dict] | None = None) -> Path:
+    """One part per answer: ``## Exercise n``, the answer cell, ``### Check``, the check cell."""
+    cells = [nbformat.v4.new_code_cell(CHECK)]
+    for number, answer in enumerate(answers, 1):
+        check = nbformat.v4.new_code_cell("check_double(double)", execution_count=1)
+        check.outputs = [nbformat.from_dict(output) for output in stored or []]
+        cells += [
+            nbformat.v4.new_markdown_cell(f"## Exercise {number}: double"),
+            nbformat.v4.new_code_cell(answer),
+            nbformat.v4.new_markdown_cell("### Check"),
+            check,
+        ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    return path
+
+
+def lines(out: str) -> list[str]:
+    return [line.strip() for line in out.splitlines() if line.startswith("  [")]
+
+
+def test_each_part_is_graded_by_its_verdict_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = notebook(tmp_path / "one.ipynb", RIGHT, STUB_WITH_DEBUG_PRINT, WRONG, SYNTAX_ERROR, RIGHT)
+    assert progress.main([str(path)]) == 1
+    found = lines(capsys.readouterr().out)
+    assert found[0] == "[   passed    ] Exercise 1: double"
+    assert found[1] == "[not attempted] Exercise 2: double", "a debug print before the stub's error is still a stub"
+    assert found[2] == "[   failing   ] Exercise 3: double: your double is wrong: WRONG VALUE: double(2) should be 4, yours is 5."
+    assert re.fullmatch(r"\[   failing   \] Exercise 4: double: SyntaxError: .* \(in a cell above the check\)", found[3]), found[3]
+    assert found[4] == "[   passed    ] Exercise 5: double", "a syntax error above one part does not spill into the next"
+
+
+def test_stored_outputs_never_count_and_a_dead_kernel_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Saved after passing, then edited: a wrong answer, then a cell that kills the kernel."""
+    path = notebook(tmp_path / "edited.ipynb", WRONG, KERNEL_DEATH, stored=STORED_PASS)
+    assert progress.main([str(path)]) == 1
+    found = lines(capsys.readouterr().out)
+    assert found[0].startswith("[   failing   ] Exercise 1: double: your double is wrong: WRONG VALUE")
+    assert found[1] == "[   failing   ] Exercise 2: double: did not run: the kernel died"
+
+
+def test_a_hang_times_out_with_the_time_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = notebook(tmp_path / "hang.ipynb", RIGHT, HANG, RIGHT, stored=STORED_PASS)
+    assert progress.main([str(path), "--timeout", "6"]) == 1
+    found = lines(capsys.readouterr().out)
+    assert found == [
+        "[   passed    ] Exercise 1: double",
+        "[   failing   ] Exercise 2: double: timed out after 6 s",
+        "[   failing   ] Exercise 3: double: did not run: timed out after 6 s",
+    ]
+
+
+def test_a_folder_of_learners_gets_a_block_each_and_a_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    notebook(tmp_path / "class" / "alice" / "01.ipynb", RIGHT)
+    notebook(tmp_path / "class" / "bob" / "01.ipynb", STUB_WITH_DEBUG_PRINT)
+    assert progress.main([str(tmp_path / "class")]) == 0, "nothing failing: exit 0"
+    out = capsys.readouterr().out
+    assert out.index("== alice") < out.index("[   passed    ]") < out.index("== bob") < out.index("[not attempted]")
+    assert out.splitlines()[-3:] == [
+        "learner  passed  failing  not attempted",
+        "alice         1        0              0",
+        "bob           0        0              1",
+    ]
+
+
+def test_exit_status_and_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = notebook(tmp_path / "learner" / "01.ipynb", WRONG, stored=STORED_PASS)
+    before = path.read_bytes()
+    assert progress.main([str(tmp_path / "learner"), "--exit-zero"]) == 0
+    assert "1 failing" in capsys.readouterr().out
+    assert path.read_bytes() == before, "the notebook on disk is not changed"
+    assert progress.main([str(tmp_path / "nothing-here")]) == 2
