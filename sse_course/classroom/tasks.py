@@ -499,14 +499,14 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
             hint = " A cut stream is expected here: catch IncompleteStream and keep the events that arrived whole."
         return Kind.WRONG_ERROR, f"it raises {type(got).__name__}: {got}.{hint}", details, "unexpected"
     if not (isinstance(got, tuple) and len(got) == 2):
-        return Kind.WRONG_VALUE, f"it should return a pair (text, arrived_whole), not {type(got).__name__}.", details, "value"
+        return Kind.WRONG_VALUE, f"it should return a pair (text, arrived_whole), not {type(got).__name__}.", details, ""
     (text, whole), (got_text, got_whole) = expected, got
     if got_text != text:
         if text.startswith(got_text):
             return Kind.MISSING, f"the text lacks {text[len(got_text):]!r}, which arrived in whole events.", details, "never"
         if got_text.startswith(text):
             return Kind.EXTRA, f"the text has {got_text[len(text):]!r} more than the message events that arrived whole.", details, "more"
-        return Kind.WRONG_VALUE, f"the text should be {text!r}, yours is {got_text!r}.", details, "value"
+        return Kind.WRONG_VALUE, f"the text should be {text!r}, yours is {got_text!r}.", details, ""
     if got_whole and not whole:
         return Kind.MISSING_ERROR, "the stream stopped inside a line or an event, and your reader says it arrived whole: read it in the strict profile.", details, "none raised"
     return Kind.WRONG_ERROR, "the stream ended cleanly after a blank line, and your reader says it was cut.", details, "unexpected"
@@ -538,7 +538,7 @@ def own_fixture(spec: dict) -> Fixture:
     try:
         return fixture_from_spec(family, {"name": "my-fixture", **spec})
     except (KeyError, TypeError, ValueError) as err:
-        raise failed(OWN, Kind.WRONG_VALUE, f"the fixture is not in the fixtures' format ({type(err).__name__}: {err}).", direction="value") from None
+        raise failed(OWN, Kind.WRONG_VALUE, f"the fixture is not in the fixtures' format ({type(err).__name__}: {err}).") from None
 
 
 def first_failure(factory: Callable[..., Any], fixtures: Iterable[Fixture], strategies: Sequence[str] | None = None) -> Any:
@@ -566,14 +566,14 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
     mistake every shipped fixture misses; ``spec()`` is a fixture that catches it."""
     fixture = own_fixture(attempted(spec))
     if not (isinstance(mistake, type) and any(issubclass(mistake, base) for base in LAYER_SLOTS)):
-        raise failed(OWN, Kind.WRONG_VALUE, "the mistake must be a class that subclasses Utf8Decoder, LineSplitter or EventAssembler.", direction="value")
+        raise failed(OWN, Kind.WRONG_VALUE, "the mistake must be a class that subclasses Utf8Decoder, LineSplitter or EventAssembler.")
     zoo_part = next((name for name, member in ZOO.items() if issubclass(mistake, member.part)), None)
     if zoo_part:
         raise failed(OWN, Kind.NOT_YOURS, f"your class subclasses the zoo's {zoo_part}: the task asks for a mistake of your own.", direction="subclass")
     wrong = first_failure(lambda profile, **options: SSEParser(profile, **options), [fixture])
     if wrong is not None:
         raise failed(OWN, Kind.WRONG_VALUE, "your fixture expects what the standard does not give (the package's parser is the reference).",
-                     show_failure(wrong, "your fixture expects", "the standard gives"), direction="value")
+                     show_failure(wrong, "your fixture expects", "the standard gives"))
     factory = with_mistake(mistake)
     caught = attempted(first_failure, factory, [fixture])
     if caught is None:
@@ -587,7 +587,7 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
     shipped = attempted(first_failure, factory, load_fixtures(), SHIPPED_READS)
     if shipped is not None:
         raise failed(OWN, Kind.WRONG_VALUE, f"a shipped fixture already catches your mistake: {shipped.fixture}. Find one they all miss.",
-                     show_failure(shipped, "the fixture expects", "your mistake gives"), direction="value")
+                     show_failure(shipped, "the fixture expects", "your mistake gives"))
     return f"is missed by every shipped fixture, read whole and in one-byte reads, and your fixture is right and catches it ({show_split(caught.raw, caught.cuts)} [{caught.profile}])"
 
 
