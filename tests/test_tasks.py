@@ -337,7 +337,7 @@ def test_pipeline_solution_passes(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_pipeline_rejects_each_rule_broken(mutant: type, rule: str, kind: Kind, direction: str) -> None:
-    assert rule in {r.name for r in tasks.PIPELINE.rules}
+    assert rule in {r.name for r in tasks.PIPELINE_RULES}
     assert verdict_of(tasks.check_pipeline, mutant) == (kind, direction)
 
 

@@ -355,27 +355,10 @@ def resume_difference(expected: tuple[str, int | None], got: Any) -> tuple[Kind,
 # --- exercise 05, part 1 -------------------------------------------------------
 
 
-def chain_stages(profile: str, options: dict[str, Any]) -> list[Any]:
-    """The fresh stages a fixture is fed through: its chain's, or (a shipped fixture) the SSE layers."""
-    if "chain" in options:
-        return CHAINS[options["chain"]][1](profile)
-    return sse_stages(profile, options)
-
-
 #: The chains' streams: every single cut, empty reads, one-byte reads (a stage's end does not depend on pairs).
 CHAIN_STRATEGIES = ("whole", "single", "empty_reads", "one_byte")
 #: The shipped fixtures through the SSE layers: the layers are the package's, so one read each suffices.
 SSE_CHAIN_STRATEGIES = ("whole",)
-
-
-def chain_fixtures() -> list[Fixture]:
-    """The chains whose ends matter first, then every shipped fixture through the SSE layers."""
-    found = [
-        Fixture(chain, name, f"{about}; {shows}", raw, (), {"chain": chain}, {}, CHAIN_STRATEGIES, __version__)
-        for chain, (shows, _stages, streams) in CHAINS.items()
-        for name, (about, raw) in streams.items()
-    ]
-    return found + [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()]
 
 
 def plain(item: Any) -> Any:
@@ -389,34 +372,52 @@ def chain_trace(factory: Callable[[], Any], chunks: list) -> Trace:
     return trace(factory, chunks, normalise=plain, state=no_state)
 
 
-@functools.lru_cache(maxsize=1 << 15)
-def chain_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
-    return chain_trace(lambda: Pipeline(*chain_stages(profile, json.loads(options))), chunks_of(raw, cuts))
+def pipeline_check(name: str, stages: Callable[[str, dict[str, Any]], list[Any]], fixtures: Callable[[], list[Fixture]], profiles: tuple[str, ...]) -> StreamCheck:
+    """One chain of fresh stages, fed every fixture under its partitions; the reference is :class:`Pipeline`."""
+
+    @functools.lru_cache(maxsize=1 << 14)
+    def oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
+        return chain_trace(lambda: Pipeline(*stages(profile, json.loads(options))), chunks_of(raw, cuts))
+
+    return StreamCheck(
+        f"your pipeline ({name})", PIPELINE_RULES, fixtures,
+        lambda make, profile, options: make(*stages(profile, options)),
+        oracle, chain_trace, profiles=profiles, noun="item", not_yours=PACKAGE_PARSERS,
+    )
 
 
-PIPELINE = StreamCheck(
-    "your pipeline",
-    rules(
-        ("feed-through", "feed passes its input through every stage in order and returns the last stage's output"),
-        ("close-in-order", "close() closes the stages in order, first to last"),
-        ("ends-pushed-on", "what each stage's close() gives goes through the feed of every later stage before that stage closes"),
-        ("close-returns-all", "close() returns all the last stage gave while closing: its feeds' output, then its close()'s"),
-        ("any-length", "any number of stages, of any kind"),
-    ),
-    chain_fixtures,
-    lambda make, profile, options: make(*chain_stages(profile, options)),
-    chain_oracle, chain_trace, noun="item",
-    not_yours=NotYours(
-        "write the composition yourself: not the package's LayeredSSEParser or SSEParser (not subclassed, held or called)",
-        classes=(LayeredSSEParser, SSEParser), code=(layered_module, parser_module),
-    ),
+PIPELINE_RULES = rules(
+    ("feed-through", "feed passes its input through every stage in order and returns the last stage's output"),
+    ("close-in-order", "close() closes the stages in order, first to last"),
+    ("ends-pushed-on", "what each stage's close() gives goes through the feed of every later stage before that stage closes"),
+    ("close-returns-all", "close() returns all the last stage gave while closing: its feeds' output, then its close()'s"),
+    ("any-length", "any number of stages, of any kind"),
+)
+PACKAGE_PARSERS = NotYours(
+    "write the composition yourself: not the package's LayeredSSEParser or SSEParser (not subclassed, held or called)",
+    classes=(LayeredSSEParser, SSEParser), code=(layered_module, parser_module),
+)
+
+
+def chain_fixtures(chain: str) -> Callable[[], list[Fixture]]:
+    shows, _stages, streams = CHAINS[chain]
+    return lambda: [Fixture(chain, name, f"{about}; {shows}", raw, (), {}, {}, CHAIN_STRATEGIES, __version__) for name, (about, raw) in streams.items()]
+
+
+#: The chains whose ends matter first (a stage's end thrown away shows there), then the SSE layers on every fixture.
+PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
+    *(pipeline_check(chain, lambda profile, _o, chain=chain: CHAINS[chain][1](profile), chain_fixtures(chain),
+                     ("strict", "browser") if chain == "batches" else ("browser",)) for chain in CHAINS),
+    pipeline_check("the SSE layers", sse_stages,
+                   lambda: [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()], ("strict", "browser")),
 )
 
 
 @exercise("your pipeline")
 def check_pipeline(factory: Callable[..., Any]) -> str:
     """Exercise 05, part 1: ``factory(*stages)`` returns an object with ``feed`` and ``close``."""
-    return PIPELINE.verify(factory)
+    verified = [check.verify(factory) for check in PIPELINE_CHECKS]
+    return "; ".join(f"{check.what.removeprefix('your pipeline ')}: {said}" for check, said in zip(PIPELINE_CHECKS, verified))
 
 
 # --- exercise 08 -----------------------------------------------------------------
