@@ -4,6 +4,7 @@ direction; where the task says "write X", the package's X is rejected as NOT YOU
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -15,10 +16,8 @@ from sse_course import IncompleteStream, LayeredSSEParser, SSEParser
 from sse_course.classroom import tasks
 from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.zoo import ZOO
-from sse_course.decoding import Utf8Decoder
 from sse_course.events import EventAssembler, split_field
 from sse_course.httpx_adapter import iter_sse, sse_headers
-from sse_course.lines import LineSplitter
 
 
 def rejected(check: Callable[..., None], *answer: Any) -> CheckFailed:
@@ -100,28 +99,6 @@ class BlankTailParsed(JsonLines):
     def close(self) -> list:
         rest, self.held = bytes(self.held), bytearray()
         return [json.loads(rest)] if rest else []
-
-
-def test_json_lines_solution_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    tasks.check_json_lines(JsonLines)
-    assert capsys.readouterr().out.startswith("Correct: your JSON Lines reader")
-
-
-@pytest.mark.parametrize(
-    "mutant, rule, kind, direction",
-    [
-        (FirstValueOnly, "several", Kind.MISSING, "never"),
-        (OneFeedLate, "at-once", Kind.MISSING, "late"),
-        (PartialDropped, "kept", Kind.WRONG_ERROR, "unexpected"),
-        (DecodesEachChunk, "bytes-kept", Kind.WRONG_ERROR, "unexpected"),
-        (BlankParsed, "blank", Kind.WRONG_ERROR, "unexpected"),
-        (LastLineLost, "last-line", Kind.MISSING, "never"),
-        (BlankTailParsed, "blank-tail", Kind.WRONG_ERROR, "unexpected"),
-    ],
-)
-def test_json_lines_rejects_each_rule_broken(mutant: type, rule: str, kind: Kind, direction: str) -> None:
-    assert rule in {r.name for r in tasks.JSON_LINES.rules}
-    assert verdict_of(tasks.check_json_lines, mutant) == (kind, direction)
 
 
 class HoldsTheReference:
@@ -268,19 +245,16 @@ def test_resume_state_rejects_the_package_field_rules(package_code: Any) -> None
 
 
 class Pipeline:
+    """The solution's composition, written as two folds."""
+
     def __init__(self, *stages: Any) -> None:
         self.stages = list(stages)
 
     def feed(self, value: Any) -> Any:
-        for stage in self.stages:
-            value = stage.feed(value)
-        return value
+        return functools.reduce(lambda fed, stage: stage.feed(fed), self.stages, value)
 
     def close(self) -> Any:
-        ended = self.stages[0].close()
-        for later in self.stages[1:]:
-            ended = later.feed(ended) + later.close()
-        return ended
+        return functools.reduce(lambda ended, stage: stage.feed(ended) + stage.close(), self.stages[1:], self.stages[0].close())
 
 
 class ThreeStages(Pipeline):
@@ -290,9 +264,7 @@ class ThreeStages(Pipeline):
 
 class LastStageSkipped(Pipeline):
     def feed(self, value: Any) -> Any:
-        for stage in self.stages[:-1]:
-            value = stage.feed(value)
-        return value
+        return functools.reduce(lambda fed, stage: stage.feed(fed), self.stages[:-1], value)
 
 
 class ClosedLastToFirst(Pipeline):
@@ -321,24 +293,42 @@ class LastFeedDropped(Pipeline):
         return self.stages[-1].close()
 
 
-def test_pipeline_solution_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    tasks.check_pipeline(Pipeline)
-    assert capsys.readouterr().out.startswith("Correct: your pipeline")
-
-
-@pytest.mark.parametrize(
-    "mutant, rule, kind, direction",
-    [
+#: (check, the solution, the rules the task states, [(mutant, rule, kind, direction)]).
+STREAM_TASKS = {
+    "json-lines": (tasks.check_json_lines, JsonLines, tasks.JSON_LINES.rules, [
+        (FirstValueOnly, "several", Kind.MISSING, "never"),
+        (OneFeedLate, "at-once", Kind.MISSING, "late"),
+        (PartialDropped, "kept", Kind.WRONG_ERROR, "unexpected"),
+        (DecodesEachChunk, "bytes-kept", Kind.WRONG_ERROR, "unexpected"),
+        (BlankParsed, "blank", Kind.WRONG_ERROR, "unexpected"),
+        (LastLineLost, "last-line", Kind.MISSING, "never"),
+        (BlankTailParsed, "blank-tail", Kind.WRONG_ERROR, "unexpected"),
+    ]),
+    "pipeline": (tasks.check_pipeline, Pipeline, tasks.PIPELINE_RULES, [
         (LastStageSkipped, "feed-through", Kind.WRONG_VALUE, ""),
         (ClosedLastToFirst, "close-in-order", Kind.MISSING, "never"),
         (EndsThrownAway, "ends-pushed-on", Kind.MISSING, "never"),
         (LastFeedDropped, "close-returns-all", Kind.MISSING, "never"),
         (ThreeStages, "any-length", Kind.WRONG_ERROR, "unexpected"),
-    ],
+    ]),
+}
+
+
+@pytest.mark.parametrize("task", STREAM_TASKS)
+def test_stream_task_solution_passes_and_every_rule_has_a_mutant(task: str, capsys: pytest.CaptureFixture[str]) -> None:
+    check, solution, stated, mutants = STREAM_TASKS[task]
+    check(solution)
+    assert capsys.readouterr().out.startswith("Correct: ")
+    assert {rule for _m, rule, _k, _d in mutants} == {rule.name for rule in stated}
+
+
+@pytest.mark.parametrize(
+    "task, mutant, kind, direction",
+    [(task, mutant, kind, direction) for task, (_c, _s, _r, mutants) in STREAM_TASKS.items() for mutant, _rule, kind, direction in mutants],
+    ids=lambda value: getattr(value, "__name__", str(value)),
 )
-def test_pipeline_rejects_each_rule_broken(mutant: type, rule: str, kind: Kind, direction: str) -> None:
-    assert rule in {r.name for r in tasks.PIPELINE_RULES}
-    assert verdict_of(tasks.check_pipeline, mutant) == (kind, direction)
+def test_stream_task_rejects_each_rule_broken(task: str, mutant: type, kind: Kind, direction: str) -> None:
+    assert verdict_of(STREAM_TASKS[task][0], mutant) == (kind, direction)
 
 
 def test_pipeline_that_drops_the_end_fails_where_the_end_matters() -> None:
@@ -469,3 +459,7 @@ def test_read_answer_rejects_each_rule_broken(mutant: Callable[..., Any], kind: 
     failure = rejected(tasks.check_read_answer, mutant)
     assert (failure.verdict.kind, failure.verdict.direction) == (kind, direction)
     assert says in failure.verdict.headline
+
+
+def test_pipeline_rejects_the_checks_own_reference() -> None:
+    assert verdict_of(tasks.check_pipeline, type("Sub", (tasks.Pipeline,), {})) == (Kind.NOT_YOURS, "subclass")

@@ -16,8 +16,11 @@ inputs, chosen so that every rule the task states is broken by some input:
 * exercise 08, :func:`read_answer`: a real, possibly compressed, possibly cut
   stream shown to a user: the text, and whether it arrived whole.
 
-This module holds no checking machinery: the checks are declarations on the
-checking engine (:mod:`sse_course.classroom.checking`).
+Each check is a declaration on the checking engine
+(:mod:`sse_course.classroom.checking`): a :class:`StreamCheck` where the
+learner's object is fed chunks, else a short loop over the task's cases that
+words every failure with :func:`failed`. ``tests/test_tasks.py`` breaks each
+rule a task states with one mutant and asserts its kind and direction.
 """
 
 from __future__ import annotations
@@ -394,8 +397,9 @@ PIPELINE_RULES = rules(
     ("any-length", "any number of stages, of any kind"),
 )
 PACKAGE_PARSERS = NotYours(
-    "write the composition yourself: not the package's LayeredSSEParser or SSEParser (not subclassed, held or called)",
-    classes=(LayeredSSEParser, SSEParser), code=(layered_module, parser_module),
+    "write the composition yourself: not the package's LayeredSSEParser or SSEParser, nor the check's own Pipeline "
+    "(not subclassed, held or called)",
+    classes=(LayeredSSEParser, SSEParser, Pipeline), code=(layered_module, parser_module),
 )
 
 
