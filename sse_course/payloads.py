@@ -35,12 +35,14 @@ class PayloadError(ValueError):
     """An event's data broke the payload contract (not an SSE framing error).
 
     ``index`` is the event's position among the events the adapter was fed
-    (0-based), ``event`` the event itself, ``payloads`` the payloads the same
+    (0-based, a Python index); the message numbers events from 1, as every check
+    and lesson does ("event 1" is the first). ``event`` is the event itself
+    (None at the end of the stream), ``payloads`` the payloads the same
     ``feed()`` call completed before the failure (nothing is lost).
     """
 
     def __init__(self, problem: str, index: int, event: Event | None) -> None:
-        where = f"event {index}" + (f" (type {event.type!r}, data {excerpt(event.data)})" if event else "")
+        where = f"event {index + 1} (type {event.type!r}, data {excerpt(event.data)})" if event else f"after {index} event{'' if index == 1 else 's'}"
         super().__init__(f"{where}: {problem}")
         self.index = index
         self.event = event

@@ -115,3 +115,44 @@ class LineLimit:
 
     def close(self) -> list[str]:
         return self.splitter.close()
+
+
+def line_end(buffer: bytes | bytearray, start: int = 0) -> int:
+    """Where the first CR or LF at or after ``start`` is, or -1 (exercise 09)."""
+    cr, lf = buffer.find(b"\r", start), buffer.find(b"\n", start)
+    return lf if cr < 0 or 0 <= lf < cr else cr
+
+
+class BlockCutter:
+    """bytes -> blocks, through the line end of each blank line (exercise 09)."""
+
+    def __init__(self) -> None:
+        self.held = bytearray()
+        self.line = 0  # where the unfinished line starts in held
+        self.after_cr = False
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        searched = len(self.held)
+        if self.after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+            if self.held:  # the CR ended a line inside the block: the LF stays with it
+                self.held += b"\n"
+                searched = self.line = len(self.held)
+        self.after_cr = chunk.endswith(b"\r")
+        self.held += chunk
+        blocks = []
+        while (end := line_end(self.held, searched)) >= 0:
+            after = end + 2 if self.held[end : end + 2] == b"\r\n" else end + 1
+            if end == self.line:
+                blocks.append(bytes(self.held[:after]))
+                del self.held[:after]
+                after = 0
+            self.line = searched = after
+        return blocks
+
+    def close(self) -> bytes:
+        rest = bytes(self.held)
+        self.held.clear()
+        return rest

@@ -49,7 +49,7 @@ def test_payload_error_is_not_an_sse_error_and_says_where() -> None:
     with pytest.raises(PayloadError) as caught:
         parse_json(Event("delta", "{oops"), 3)
     message = str(caught.value)
-    assert message.startswith("event 3 (type 'delta', data '{oops')")
+    assert message.startswith("event 4 (type 'delta', data '{oops')")  # index 3: the fourth event
     assert caught.value.index == 3 and caught.value.event == Event("delta", "{oops")
 
 
@@ -67,5 +67,5 @@ def test_json_type_names(value, name: str) -> None:
 def test_adapter_counts_events_across_feeds() -> None:
     adapter = JSONPayloads()
     assert adapter.feed([Event("message", "1")]) == [1]
-    with pytest.raises(PayloadError, match="^event 1 "):
+    with pytest.raises(PayloadError, match="^event 2 "):  # the second event fed, in a later feed()
         adapter.feed([Event("message", "nope")])

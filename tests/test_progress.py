@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from sse_course.classroom import progress
+from sse_course.classroom.checking import MIMETYPE
 
 ROOT = Path(__file__).resolve().parent.parent
 #: 05 has two parts, so one can fail while the other passes. Unattempted exercises run in a
@@ -91,10 +92,10 @@ def test_the_solutions_pass(reports: dict) -> None:
 
 def test_one_wrong_answer_fails_that_part_only_with_the_checks_first_line(reports: dict) -> None:
     code, stdout, stderr = reports["wrong"]
-    assert (code, stderr) == (0, "")
+    assert (code, stderr) == (1, ""), "a failing part makes the exit status 1"
     assert statuses(stdout) == ["failing", "passed"]
     failing = next(line for line in stdout.splitlines() if "[   failing   ]" in line)
-    assert re.search(r"\]\s.+: [A-Z]\w+: \S", failing), failing  # part name: ExceptionName: first line
+    assert re.search(r"\]\s.+: your \w+ is wrong: [A-Z ]+( \([a-z ]+\))?: \S", failing), failing  # part name: the verdict's headline
 
 
 # --- the contract, on cells made by hand ---------------------------------------------
@@ -110,24 +111,33 @@ def stdout(text: str) -> dict:
     return {"output_type": "stream", "name": "stdout", "text": text}
 
 
+def verdict(status: str, headline: str = "", token: str = "this-run") -> dict:
+    data = {MIMETYPE: {"status": status, "headline": headline, "token": token}}
+    return {"output_type": "display_data", "metadata": {}, "data": data}
+
+
 ERROR = {"output_type": "error", "ename": "AssertionError", "evalue": "wrong on crlf\nmore", "traceback": []}
 
 
 @pytest.mark.parametrize(
     "outputs,expected",
     [
-        ([stdout("Not attempted yet: a stub\n")], (progress.NOT_ATTEMPTED, "Not attempted yet: a stub")),
-        ([stdout("Correct: 94 fixtures\n")], (progress.PASSED, "Correct: 94 fixtures")),
+        ([stdout("Not attempted yet: a stub\n"), verdict("not attempted")], (progress.NOT_ATTEMPTED, "")),
+        ([stdout("Correct: 94 fixtures\n"), verdict("passed")], (progress.PASSED, "")),
+        ([verdict("failing", "your x is wrong: MISSING (late): ..."), ERROR], (progress.FAILING, "your x is wrong: MISSING (late): ...")),
+        ([stdout("Correct: 94 fixtures\n"), verdict("passed", token="another-run")], (progress.FAILING, "the check cell gave no verdict (was the check call changed?)")),
+        ([stdout("Not attempted yet: printed, not emitted\n")], (progress.FAILING, "the check cell gave no verdict (was the check call changed?)")),
         ([stdout("checking...\n"), ERROR], (progress.FAILING, "AssertionError: wrong on crlf")),
     ],
 )
-def test_a_check_cell_is_read_by_its_outputs(outputs: list[dict], expected: tuple[str, str]) -> None:
-    assert progress.outcome(executed("check_it(x)", *outputs)) == expected
+def test_a_check_cell_is_read_by_this_runs_verdict_data_only(outputs: list[dict], expected: tuple[str, str]) -> None:
+    run = progress.Run([executed("check_it(x)", *outputs)], "this-run")
+    assert progress.outcome(run, 0) == expected
 
 
-def test_a_check_that_never_ran_is_failing() -> None:
-    cell = nbformat.v4.new_code_cell("check_it(x)")
-    assert progress.outcome(cell)[0] == progress.FAILING
+def test_a_check_that_never_ran_says_why() -> None:
+    run = progress.Run([nbformat.v4.new_code_cell("check_it(x)")], "this-run", "the kernel died", 0)
+    assert progress.outcome(run, 0) == (progress.FAILING, "the kernel died")
 
 
 def test_check_cells_are_found_by_heading_or_tag_and_named_by_the_heading_before() -> None:

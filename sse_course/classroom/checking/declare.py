@@ -84,14 +84,15 @@ class StreamCheck:
     not_yours: NotYours | None = None
     full_trace: bool = False  # the reference gives parser state and error offsets, and the message says so
     parts: tuple[tuple[str, Callable[..., Any]], ...] = ()  # other parts of the exercise, by name: their references stand in
+    partitions: Callable[[Fixture], list[Partition]] = check_partitions  # the splits each fixture runs under
 
 
     def verify(self, factory: Callable[..., Any], own: bool = True) -> str:
         """Raise the first difference, shrunk; else say what was verified.
         ``own=False`` skips NOT YOURS (the zoo's members subclass the package on purpose)."""
         rule = self.not_yours if own else None
-        if rule is not None and (reason := rule.subclassed(factory)):
-            raise not_yours(self.what, rule, reason)
+        if own:
+            self.refuse_subclass(factory)
         watch = Watch(rule)
         make = guarded(factory, self.empty, watch)
         fixtures = self.fixtures()
@@ -106,8 +107,14 @@ class StreamCheck:
         return (
             f"gives the expected {self.noun}s read by read{state} and the expected errors"
             f"{' (class and offset)' if self.full_trace else ''} on {shipped} fixtures{generated}, "
-            f"under {count} partitions in all (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})"
+            f"under {count} partitions in all"
+            + (f" (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})" if any(self.profiles) else "")
         )
+
+    def refuse_subclass(self, factory: Callable[..., Any]) -> None:
+        """NOT YOURS at once for a subclass of what the task asks to write."""
+        if self.not_yours is not None and (reason := self.not_yours.subclassed(factory)):
+            raise not_yours(self.what, self.not_yours, reason)
 
     def _verify_fixture(self, make: Callable[..., Any], fixture: Fixture, profile: str, watch: Watch) -> int:
         options = frozen_options(fixture.options)
@@ -118,7 +125,7 @@ class StreamCheck:
         def fails(raw: bytes, cuts: Partition) -> Difference | None:
             return difference(self.reference(raw, cuts, profile, options), run(raw, cuts), self.noun)
 
-        chosen = check_partitions(fixture)
+        chosen = self.partitions(fixture)
         for cuts in chosen:
             found = fails(fixture.raw, cuts)
             if watch.reached:
@@ -160,11 +167,11 @@ def reference_parts(learner: Any, parts: tuple[tuple[str, Callable[..., Any]], .
 def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, expected: Trace, got: Trace) -> str:
     """The fixture and why it matters, the smallest split, then each call, expected against got."""
     about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
-    settings = "".join(f", {name}={value!r}" for name, value in fixture.options.items())
+    settings = ", ".join([profile] * bool(profile) + [f"{name}={value!r}" for name, value in fixture.options.items()])
     shortened = "" if raw == fixture.raw else ", shortened"
     reads = len(chunks_of(raw, cuts))
     return (
-        f"fixture {fixture.id}{shortened} [{profile}{settings}]{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
+        f"fixture {fixture.id}{shortened}{f' [{settings}]' if settings else ''}{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
         f"    {show_split(raw, cuts)}\n"
         f"each feed(), then close():\n"
         f"expected: {show_trace(expected)}\n     got: {show_trace(got)}"

@@ -1,0 +1,492 @@
+"""Every rule a task states is covered: one mutant per rule, breaking only that rule of a
+right answer, is rejected by the exercise's check with the kind and direction right."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import learner_code
+from learner_code import BlockCutter, ByteLines, Decoder, LineLimit
+from sse_course import DecodeError
+from sse_course.classroom import checks
+from sse_course.classroom.checking import CheckFailed, Kind
+from sse_course.classroom.zoo import PAYLOAD_ZOO
+from sse_course.errors import LineTooLong
+from sse_course.events import parse_retry, split_field
+from sse_course.payloads import JSONPayloads
+
+# --- exercise 02: safe_cut and the decoder ------------------------------------------
+
+
+def cut_never_holds(buffer: bytes) -> int:
+    return len(buffer)
+
+
+def cut_holds_a_whole_character(buffer: bytes) -> int:
+    """Holds the last character even when all its bytes are there (``>=`` for ``>``)."""
+    for back in range(1, min(4, len(buffer)) + 1):
+        lead = buffer[-back]
+        if lead >> 6 != 0b10:
+            promised = 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4 if lead >> 3 == 0b11110 else 1
+            return len(buffer) - back if promised >= back and promised > 1 else len(buffer)
+    return len(buffer)
+
+
+def cut_holds_invalid_bytes(buffer: bytes) -> int:
+    """Holds a trailing 0xF8-0xFF byte as if it were a lead byte."""
+    return len(buffer) - 1 if buffer and buffer[-1] >= 0xF8 else learner_code.safe_cut(buffer)
+
+
+class DecodesEveryChunk(Decoder):
+    def decode(self, chunk: bytes, final: bool) -> str:
+        return super().decode(chunk, final=True)
+
+
+class CloseForgetsHeld(Decoder):
+    def close(self) -> str:
+        self.held = b""
+        return ""
+
+
+class BomDroppedEverywhere(Decoder):
+    def drop_bom(self, text: str) -> str:
+        return text.replace("\ufeff", "")
+
+
+class NeverStrict(Decoder):
+    def __init__(self, errors: str = "strict") -> None:
+        super().__init__("replace")
+
+
+class IgnoresInvalid(Decoder):
+    def __init__(self, errors: str = "strict") -> None:
+        super().__init__("ignore" if errors == "replace" else errors)
+
+
+class OffsetInChunk(Decoder):
+    """Counts the offset from the start of the bytes decoded this time, not of the stream."""
+
+    def decode(self, chunk: bytes, final: bool) -> str:
+        start = self.offset
+        try:
+            return super().decode(chunk, final)
+        except DecodeError as err:
+            raise DecodeError(err.offset - start, err.bad_bytes, err.reason, err.completed) from None
+
+
+class CompletedLost(Decoder):
+    def decode(self, chunk: bytes, final: bool) -> str:
+        try:
+            return super().decode(chunk, final)
+        except DecodeError as err:
+            raise DecodeError(err.offset, err.bad_bytes, err.reason, "") from None
+
+
+# --- exercise 03: lines on bytes ------------------------------------------------------
+
+
+class Splitting(ByteLines):
+    """ByteLines whose line ends come from ``ends(chunk)``: a simpler, separate splitter for mutants."""
+
+    SEPARATORS: tuple[bytes, ...] = (b"\r\n", b"\r", b"\n")
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        pos = 1 if self.after_cr and chunk[:1] == b"\n" else 0
+        self.after_cr = chunk.endswith(b"\r")
+        lines = []
+        while True:
+            found = [(chunk.find(sep, pos), -len(sep), sep) for sep in self.SEPARATORS if chunk.find(sep, pos) >= 0]
+            if not found:
+                break
+            at, _, sep = min(found)
+            lines.append(b"".join([*self.pieces, chunk[pos:at]]))
+            self.pieces = []
+            pos = at + len(sep)
+        if pos < len(chunk):
+            self.pieces.append(chunk[pos:])
+        return lines
+
+
+class LfNotAnEnd(Splitting):
+    SEPARATORS = (b"\r\n", b"\r")
+
+
+class CrNotAnEnd(Splitting):
+    SEPARATORS = (b"\r\n", b"\n")
+
+
+class CrlfTwoEnds(Splitting):
+    SEPARATORS = (b"\r", b"\n")
+
+
+class CrWaits:
+    """Holds a chunk's final CR until the next chunk says whether an LF follows."""
+
+    def __init__(self, strict: bool = True) -> None:
+        self.lines, self.tail = ByteLines(strict), b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        text = self.tail + chunk
+        self.tail = b"\r" if text.endswith(b"\r") else b""
+        return self.lines.feed(text.removesuffix(b"\r")) if text else []
+
+    def close(self) -> list[bytes]:
+        return self.lines.feed(self.tail) + self.lines.close()
+
+
+class LfAfterCrKept(ByteLines):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self.after_cr = False
+        return super().feed(chunk)
+
+
+class EmptyChunkResets(ByteLines):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            self.after_cr = False
+        return super().feed(chunk)
+
+
+class UnfinishedDropped(ByteLines):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        lines = super().feed(chunk)
+        self.pieces = []
+        return lines
+
+
+class NeverIncomplete(ByteLines):
+    def __init__(self, strict: bool = True) -> None:
+        super().__init__(strict=False)
+
+
+class AlwaysIncomplete(ByteLines):
+    def __init__(self, strict: bool = True) -> None:
+        super().__init__(strict=True)
+
+
+class Decodes(ByteLines):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return super().feed(chunk.decode("utf-8").encode("utf-8"))
+
+
+# --- exercise 04: fields and the encoder ----------------------------------------------
+
+
+def split_every_colon(line: str) -> tuple[str, str]:
+    name, *values = line.split(":")
+    value = values[-1] if values else ""
+    return name, value[1:] if value.startswith(" ") else value
+
+
+def lstripped(line: str) -> tuple[str, str]:
+    name, _, value = line.partition(":")
+    return name, value.lstrip(" ")
+
+
+def no_colon_is_a_value(line: str) -> tuple[str, str]:
+    return ("", line) if ":" not in line else split_field(line)
+
+
+def int_retry(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def encoder(space: str = " ", split: bool = True, refuse: bool = True, fields: bool = True, end: str = "\n\n") -> Callable[..., bytes]:
+    """An encoder, right with the defaults; each argument switches one mistake on."""
+
+    def encode(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
+        given = {"event": event, "id": id, "retry": retry} if fields else {"event": event}
+        if refuse and ("\r" in data or any(v is not None and any(c in str(v) for c in "\r\n\0-") for v in (event, id, retry))):
+            raise ValueError("no stream can carry this")
+        lines = [f"{name}: {value}" for name, value in given.items() if value is not None]
+        lines += [f"data:{space}{line}" for line in (data.split("\n") if split else [data])]
+        return ("\n".join(lines) + end).encode()
+
+    return encode
+
+
+# --- exercise 05 part 2: the line limit -----------------------------------------------
+
+
+class NoLimit(LineLimit):
+    def feed(self, text: str) -> list[str]:
+        return self.splitter.feed(text)
+
+
+class LimitIncludesTheEnd(LineLimit):
+    def __init__(self, max_line_chars: int, strict: bool = True) -> None:
+        super().__init__(max_line_chars - 1, strict)
+
+
+class UnfinishedNotCounted(LineLimit):
+    def feed(self, text: str) -> list[str]:
+        self.line_chars = 0
+        return super().feed(text)
+
+
+class CompletedDropped(LineLimit):
+    def feed(self, text: str) -> list[str]:
+        try:
+            return super().feed(text)
+        except LineTooLong as err:
+            raise LineTooLong(err.limit, []) from None
+
+
+class LimitOnCompleteLines(LineLimit):
+    """Measures the lines the splitter completes: right on every fixture's lines, but an
+    unfinished line is buffered until the package splitter's own limit refuses it."""
+
+    def feed(self, text: str) -> list[str]:
+        lines = self.splitter.feed(text)
+        if any(len(line) > self.max_line_chars for line in lines):
+            raise LineTooLong(self.max_line_chars, [])
+        return lines
+
+
+# --- exercise 06: the named-events contract, and the JSON adapter ---------------------
+
+
+class DataNotText(checks.NamedEventsReference):
+    def field(self, event: Any, index: int, key: str) -> str:
+        super().field(event, index, key)
+        return event.data
+
+
+class ErrorSkipped(checks.NamedEventsReference):
+    def feed(self, events: Any) -> list[str]:
+        return super().feed([event for event in events if event.type != "error"])
+
+
+class DoneGivesText(checks.NamedEventsReference):
+    def feed(self, events: Any) -> list[str]:
+        events = list(events)
+        texts = super().feed(events)
+        return texts + ["" for event in events if event.type == "done"]
+
+
+class UnknownTypesRefused(checks.NamedEventsReference):
+    def feed(self, events: Any) -> list[str]:
+        events = list(events)
+        if any(event.type not in ("delta", "error", "done") for event in events):
+            raise checks.ContractError("unknown event type")
+        return super().feed(events)
+
+
+class AfterDoneAllowed(checks.NamedEventsReference):
+    def feed(self, events: Any) -> list[str]:
+        texts = super().feed([e for e in events if not self.done])
+        return texts
+
+
+class NoEndRequired(checks.NamedEventsReference):
+    def close(self) -> list[str]:
+        return []
+
+
+class JsonLeaks(checks.NamedEventsReference):
+    def field(self, event: Any, index: int, key: str) -> str:
+        return json.loads(event.data)[key]
+
+
+class AllTypes(JSONPayloads):
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**{**config, "event_types": None})
+
+
+class NoRequiredKeys(JSONPayloads):
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**{**config, "required_keys": ()})
+
+
+class NoEndMarker(JSONPayloads):
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**{**config, "end_marker": None})
+
+
+# --- exercise 09: blocks cut on the bytes ---------------------------------------------
+
+
+class CutterCrWaits(BlockCutter):
+    """Waits for the next chunk after a CR, to see whether an LF follows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cr = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        chunk, self.cr = self.cr + chunk, b""
+        if chunk.endswith(b"\r"):
+            chunk, self.cr = chunk[:-1], b"\r"
+        return super().feed(chunk)
+
+    def close(self) -> bytes:
+        return super().close() + self.cr
+
+
+class CutterForgetsTheCr(BlockCutter):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self.after_cr = False
+        return super().feed(chunk)
+
+
+class CutterEmptyChunkResets(BlockCutter):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            self.after_cr = False
+        return super().feed(chunk)
+
+
+class OnlyLfLf:
+    """Finds only LF LF: a CR blank line never ends a block."""
+
+    def __init__(self) -> None:
+        self.held = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        *found, self.held = (self.held + chunk).split(b"\n\n")
+        return [block + b"\n\n" for block in found]
+
+    def close(self) -> bytes:
+        return self.held
+
+
+class CutterDropsInnerLf(BlockCutter):
+    """Drops the LF of a CRLF split between chunks inside a block, too."""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if self.after_cr and chunk.startswith(b"\n") and self.held:
+            chunk = chunk[1:]
+            self.after_cr = False
+        return super().feed(chunk)
+
+
+class CutterDecodes(BlockCutter):
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return [block.decode("utf-8").encode("utf-8") for block in super().feed(chunk)]
+
+
+class CutterLosesTheRest(BlockCutter):
+    def close(self) -> bytes:
+        super().close()
+        return b""
+
+
+def pipeline_of(adapter: type) -> Callable[..., Any]:
+    return lambda **config: checks.AdapterPipeline(adapter(**config))
+
+
+#: check name -> rule -> (the mutant's arguments to the check, (kind, direction)).
+MUTANTS: dict[str, dict[str, tuple[tuple, tuple[Kind, str]]]] = {
+    "check_safe_cut": {
+        "promise-not-kept": ((cut_never_holds,), (Kind.WRONG_VALUE, "too high")),
+        "promise-kept": ((cut_holds_a_whole_character,), (Kind.WRONG_VALUE, "too low")),
+        "invalid-not-held": ((cut_holds_invalid_bytes,), (Kind.WRONG_VALUE, "too low")),
+    },
+    "check_decoder": {
+        "whole-characters": ((DecodesEveryChunk,), (Kind.WRONG_ERROR, "unexpected")),
+        "final": ((CloseForgetsHeld,), (Kind.WRONG_ERROR, "other class")),
+        "bom-once": ((BomDroppedEverywhere,), (Kind.EXTRA, "more")),
+        "strict-raises": ((NeverStrict,), (Kind.MISSING_ERROR, "none raised")),
+        "replace": ((IgnoresInvalid,), (Kind.WRONG_VALUE, "")),
+        "offset-in-stream": ((OffsetInChunk,), (Kind.WRONG_VALUE, "offset")),
+        "completed": ((CompletedLost,), (Kind.MISSING, "never")),
+    },
+    "check_byte_lines": {
+        "lf": ((LfNotAnEnd,), (Kind.MISSING, "never")),
+        "cr": ((CrNotAnEnd,), (Kind.MISSING, "never")),
+        "crlf": ((CrlfTwoEnds,), (Kind.EXTRA, "more")),
+        "cr-at-once": ((CrWaits,), (Kind.MISSING, "late")),
+        "lf-after-cr-skipped": ((LfAfterCrKept,), (Kind.EXTRA, "more")),
+        "empty-chunk": ((EmptyChunkResets,), (Kind.EXTRA, "more")),
+        "unfinished-kept": ((UnfinishedDropped,), (Kind.WRONG_VALUE, "")),
+        "close-strict": ((NeverIncomplete,), (Kind.MISSING_ERROR, "none raised")),
+        "close-browser": ((AlwaysIncomplete,), (Kind.WRONG_ERROR, "unexpected")),
+        "bytes-only": ((Decodes,), (Kind.WRONG_ERROR, "unexpected")),
+    },
+    "check_fields": {
+        "first-colon": ((split_every_colon, parse_retry), (Kind.WRONG_VALUE, "")),
+        "one-space": ((lstripped, parse_retry), (Kind.WRONG_VALUE, "")),
+        "no-colon": ((no_colon_is_a_value, parse_retry), (Kind.WRONG_VALUE, "")),
+        "ascii-digits": ((split_field, int_retry), (Kind.WRONG_VALUE, "")),
+    },
+    "check_encoder": {
+        "data-lines": ((encoder(split=False),), (Kind.WRONG_VALUE, "")),
+        "space-kept": ((encoder(space=""),), (Kind.WRONG_VALUE, "")),
+        "fields": ((encoder(fields=False),), (Kind.WRONG_VALUE, "")),
+        "blank-line": ((encoder(end="\n"),), (Kind.MISSING, "never")),
+        "refuse": ((encoder(refuse=False),), (Kind.MISSING_ERROR, "none raised")),
+    },
+    "check_line_limit": {
+        "over-the-limit": ((NoLimit,), (Kind.NOT_YOURS, "raised by")),  # the package splitter's own limit refuses the huge read
+        "at-the-limit": ((LimitIncludesTheEnd,), (Kind.MISSING, "never")),
+        "unfinished-counts": ((UnfinishedNotCounted,), (Kind.MISSING_ERROR, "none raised")),
+        "completed": ((CompletedDropped,), (Kind.MISSING, "never")),
+        "before-buffering": ((LimitOnCompleteLines,), (Kind.NOT_YOURS, "raised by")),
+    },
+    "check_named_events": {
+        "delta-text": ((DataNotText,), (Kind.WRONG_VALUE, "")),
+        "error-raises": ((ErrorSkipped,), (Kind.WRONG_ERROR, "other class")),
+        "done-ends": ((DoneGivesText,), (Kind.EXTRA, "more")),
+        "others-skipped": ((UnknownTypesRefused,), (Kind.WRONG_ERROR, "unexpected")),
+        "nothing-after-done": ((AfterDoneAllowed,), (Kind.MISSING_ERROR, "none raised")),
+        "done-required": ((NoEndRequired,), (Kind.MISSING_ERROR, "none raised")),
+        "not-json": ((JsonLeaks,), (Kind.WRONG_ERROR, "other class")),
+    },
+    "check_json_adapter": {
+        "event-types": ((AllTypes,), (Kind.WRONG_ERROR, "unexpected")),
+        "required-keys": ((NoRequiredKeys,), (Kind.MISSING_ERROR, "none raised")),
+        "end-marker": ((NoEndMarker,), (Kind.WRONG_ERROR, "unexpected")),
+        "own-error": ((PAYLOAD_ZOO["json-error-leaks"],), (Kind.WRONG_ERROR, "other class")),
+        "empty-data": ((PAYLOAD_ZOO["empty-data-skipped"],), (Kind.MISSING_ERROR, "none raised")),
+    },
+    "check_payloads": {
+        "complete-events-only": ((PAYLOAD_ZOO["per-chunk-json"],), (Kind.MISSING, "never")),
+    },
+}
+MUTANTS["check_block_cutter"] = {
+    "cr-at-once": ((CutterCrWaits,), (Kind.MISSING, "late")),
+    "lf-after-cr-dropped": ((CutterForgetsTheCr,), (Kind.EXTRA, "more")),
+    "lf-after-empty-chunks": ((CutterEmptyChunkResets,), (Kind.EXTRA, "more")),
+    "every-blank-line": ((OnlyLfLf,), (Kind.MISSING, "never")),
+    "every-byte-once": ((CutterDropsInnerLf,), (Kind.WRONG_VALUE, "")),
+    "bytes-only": ((CutterDecodes,), (Kind.WRONG_ERROR, "unexpected")),
+    "close-rest": ((CutterLosesTheRest,), (Kind.WRONG_VALUE, "")),
+}
+#: The pipeline check meets the adapter's mistakes behind the package's parser.
+MUTANTS["check_payloads"].update(
+    {rule: ((pipeline_of(adapter),), kind) for rule, ((adapter,), kind) in MUTANTS["check_json_adapter"].items()}
+)
+
+
+def test_every_stated_rule_has_a_mutant() -> None:
+    assert {name: set(found) for name, found in MUTANTS.items()} == {
+        name: {rule.name for rule in stated} for name, stated in checks.CHECK_RULES.items()
+    }
+
+
+@pytest.mark.parametrize("check, rule", [(check, rule) for check, found in MUTANTS.items() for rule in found])
+def test_a_mutant_breaking_one_rule_is_rejected_with_its_direction(check: str, rule: str) -> None:
+    arguments, (kind, direction) = MUTANTS[check][rule]
+    with pytest.raises(CheckFailed) as caught:
+        getattr(checks, check)(*arguments)
+    verdict = caught.value.verdict
+    assert (verdict.kind, verdict.direction) == (kind, direction), str(caught.value)
+    assert verdict.status.value == "failing" and verdict.check == check
+
+
+def test_the_contract_streams_say_what_the_reference_gives() -> None:
+    """Exercise 06's inputs are data with their expected texts and error; the reference agrees."""
+    for stream in checks.NAMED_EVENTS_STREAMS["streams"]:
+        found = checks.contract_oracle(stream["input"].encode(), (), "strict", "{}")
+        assert (found.items(), found.error and found.error[0]) == (stream["texts"], stream.get("error")), stream["name"]
