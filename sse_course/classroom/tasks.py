@@ -203,7 +203,7 @@ def sse_stages(profile: str, options: dict[str, Any] | None = None) -> list[Any]
 CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, bytes]]]] = {
     "json-lines": (
         "JSON Lines from stages: the line stage's close() gives the last line",
-        lambda _profile: [Utf8Decoder("replace"), TailLines(), JsonValues()],
+        lambda _no_profile: [Utf8Decoder("replace"), TailLines(), JsonValues()],
         {
             "last-without-lf": ("three values, the last without LF", b'1\n"two"\n[3]'),
             "blank-tail": ("a blank line at the end", b'{"a": 1}\n\n'),
@@ -220,7 +220,7 @@ CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, by
     ),
     "text-lines": (
         "two stages only: text, then lines",
-        lambda _profile: [Utf8Decoder("replace"), TailLines()],
+        lambda _no_profile: [Utf8Decoder("replace"), TailLines()],
         {"cut-character": ("the stream ends inside a character: the decoder's close() gives U+FFFD", b"a\nb\xc3")},
     ),
 }
@@ -278,7 +278,7 @@ JSON_LINES = StreamCheck(
     ),
     lambda: task_fixtures("json-lines", JSON_LINES_STREAMS),
     lambda make, _profile, _options: make(),
-    json_lines_oracle, value_trace, profiles=("strict",), noun="value",
+    json_lines_oracle, value_trace, profiles=("",), noun="value",
     not_yours=NotYours("write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser, JsonLines)),
 )
 
@@ -411,7 +411,7 @@ def chain_fixtures(chain: str) -> Callable[[], list[Fixture]]:
 #: The chains whose ends matter first (a stage's end thrown away shows there), then the SSE layers on every fixture.
 PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
     *(pipeline_check(chain, lambda profile, _o, chain=chain: CHAINS[chain][1](profile), chain_fixtures(chain),
-                     ("strict", "browser") if chain == "batches" else ("browser",)) for chain in CHAINS),
+                     ("strict", "browser") if chain == "batches" else ("",)) for chain in CHAINS),
     pipeline_check("the SSE layers", sse_stages,
                    lambda: [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()], ("strict", "browser")),
 )
