@@ -5,7 +5,6 @@ layer with the smallest failing split, accepts the package's own code, and says
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from sse_course.lines import LineSplitter
 from sse_course.payloads import JSONPayloads
 
 from learner_code import ByteLines, Decoder
+from test_rules import CrWaits, JsonLeaks, LfAfterCrKept, NoEndRequired, UnknownTypesRefused, cut_never_holds, encoder, int_retry, lstripped
 
 #: Each layer's declaration, and the package's own layer (which the declarations
 #: accept; the public checks of "write X" tasks reject it as NOT YOURS, see test_ownership.py).
@@ -381,11 +381,7 @@ def hold_last_lead_only(buffer: bytes) -> int:
     return len(buffer) - 1 if buffer and buffer[-1] >= 0xC0 else len(buffer)
 
 
-def never_holds(buffer: bytes) -> int:
-    return len(buffer)
-
-
-@pytest.mark.parametrize("mutant, says", [(hold_last_lead_only, "too high"), (never_holds, "too high"), (lambda b: 0, "too low")])
+@pytest.mark.parametrize("mutant, says", [(hold_last_lead_only, "too high"), (cut_never_holds, "too high"), (lambda b: 0, "too low")])
 def test_safe_cut_check_rejects_wrong_cuts_with_the_shortest_buffer(mutant: Callable[[bytes], int], says: str) -> None:
     failure = failed(lambda: checks.check_safe_cut(mutant))
     message = str(failure)
@@ -400,29 +396,7 @@ def test_safe_cut_check_accepts_the_rule(capsys: pytest.CaptureFixture[str]) -> 
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
-class ByteLinesForgettingCr(ByteLines):
-    def feed(self, chunk: bytes) -> list[bytes]:
-        lines = super().feed(chunk)
-        self.after_cr = False
-        return lines
-
-
-class ByteLinesCrWaits:
-    """Holds a chunk's final CR until the next chunk says whether an LF follows."""
-
-    def __init__(self, strict: bool = True) -> None:
-        self.lines, self.tail = ByteLines(strict), b""
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        text = self.tail + chunk
-        self.tail = b"\r" if text.endswith(b"\r") else b""
-        return self.lines.feed(text.removesuffix(b"\r")) if text else []
-
-    def close(self) -> list[bytes]:
-        return self.lines.feed(self.tail) + self.lines.close()
-
-
-@pytest.mark.parametrize("mutant, kind", [(ByteLinesForgettingCr, (K.EXTRA, "more")), (ByteLinesCrWaits, (K.MISSING, "late"))])
+@pytest.mark.parametrize("mutant, kind", [(LfAfterCrKept, (K.EXTRA, "more")), (CrWaits, (K.MISSING, "late"))])
 def test_byte_lines_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -> None:
     failure = failed(lambda: checks.check_byte_lines(mutant))
     assert_headline(failure, *kind)
@@ -436,18 +410,6 @@ def test_byte_lines_check_accepts_the_learners_own_splitter_and_the_reference(ca
     assert "partitions" in checks.BYTE_LINES.verify(checks.LatinLines, own=False)
 
 
-def lstripped(line: str) -> tuple[str, str]:
-    name, _, value = line.partition(":")
-    return name, value.lstrip()
-
-
-def int_retry(value: str) -> int | None:
-    try:
-        return int(value)
-    except ValueError:
-        return None
-
-
 @pytest.mark.parametrize("fields, shown", [((lstripped, parse_retry), "split_field('data:\\tx')"), ((split_field, int_retry), "parse_retry('+5')")])
 def test_fields_check_rejects_each_function_on_its_shortest_case(fields: tuple, shown: str) -> None:
     message = rejection(lambda: checks.check_fields(*fields))
@@ -459,46 +421,9 @@ def test_fields_check_accepts_the_package(capsys: pytest.CaptureFixture[str]) ->
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
-def encoder(space: str = " ", split: bool = True, refuse: bool = True) -> Callable[..., bytes]:
-    """An encoder, right with the defaults; each argument switches one mistake on."""
-
-    def encode(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
-        fields = {"event": event, "id": id, "retry": retry}
-        if refuse and ("\r" in data or any(v is not None and any(c in str(v) for c in "\r\n\0-") for v in fields.values())):
-            raise ValueError("no stream can carry this")
-        lines = [f"{name}:{space}{value}" for name, value in fields.items() if value is not None]
-        lines += [f"data:{space}{line}" for line in (data.split("\n") if split else [data])]
-        return ("\n".join(lines) + "\n\n").encode()
-
-    return encode
-
-
-@pytest.mark.parametrize("mutant, word", [(encoder(space=""), "WRONG VALUE"), (encoder(split=False), "WRONG VALUE"), (encoder(refuse=False), "MISSING ERROR")])
-def test_encoder_check_rejects_mistakes(mutant: Callable[..., bytes], word: str) -> None:
-    assert f"is wrong: {word}" in rejection(lambda: checks.check_encoder(mutant))
-
-
 def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str]) -> None:
     checks.check_encoder(encoder())
     assert capsys.readouterr().out.startswith("Correct: ")
-
-
-class NoEndRequired(checks.NamedEventsReference):
-    def close(self) -> list[str]:
-        return []
-
-
-class JsonLeaks(checks.NamedEventsReference):
-    def field(self, event: Any, index: int, key: str) -> str:
-        return json.loads(event.data)[key]
-
-
-class UnknownTypesRefused(checks.NamedEventsReference):
-    def feed(self, events: Any) -> list[str]:
-        events = list(events)
-        if any(event.type not in ("delta", "error", "done") for event in events):
-            raise checks.ContractError("unknown event type")
-        return super().feed(events)
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ A task that says "write X" is practice only if X is the learner's. A
 * ``code``: modules, classes, functions or builtins whose code must not run
   while the learner's code runs (a call, however it was imported), watched
   with ``sys.setprofile`` only inside the learner's calls;
-* ``raised_by``: functions that must not be where the learner's error comes
-  from (the package's line limit, when the task is to write one).
+* ``raised_by``: modules or functions that must not be where the learner's
+  error of a class in ``errors`` comes from (the package's ``LineTooLong``,
+  when the task is to write the limit).
 
 The check reports the first reach it sees, with ``task``: what the task asks.
 """
@@ -59,7 +60,8 @@ class NotYours:
     classes: tuple[type, ...] = ()
     bases: tuple[type, ...] = ()
     code: tuple[Any, ...] = ()
-    raised_by: tuple[Callable[..., Any], ...] = ()
+    raised_by: tuple[Any, ...] = ()
+    errors: tuple[type[BaseException], ...] = (Exception,)
     files: frozenset[str] = field(init=False)
     codes: frozenset[types.CodeType] = field(init=False)
     builtins: tuple[Any, ...] = field(init=False)
@@ -104,10 +106,13 @@ class NotYours:
 
     def raised(self, err: BaseException) -> str | None:
         """The forbidden function an error was raised in, if any."""
+        if not isinstance(err, self.errors):
+            return None
         codes = {code for function in self.raised_by for code in _codes_of(function)}
+        files = {thing.__file__ for thing in self.raised_by if isinstance(thing, types.ModuleType)}
         tb = err.__traceback__
         while tb is not None:
-            if tb.tb_frame.f_code in codes:
+            if tb.tb_frame.f_code in codes or tb.tb_frame.f_code.co_filename in files:
                 return f"its {type(err).__name__} is raised by {_qualname(tb.tb_frame)}, the package's, not yours"
             tb = tb.tb_next
         return None
