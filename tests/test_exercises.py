@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import importlib.util
 import shutil
@@ -171,3 +172,73 @@ def test_the_generated_note_is_for_maintainers_only() -> None:
 def test_no_exercise_page_speaks_to_maintainers(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     assert "make_exercises" not in learner_text(notebook) and "edit the solution" not in learner_text(notebook)
+
+
+# --- no solution retypes a lesson ---------------------------------------------------
+# `duplicates` reads .py files only; this reads the notebooks. A solution block (the lines
+# between the markers) must not hold REPEAT_WINDOW consecutive lines that a lesson's code
+# cell also holds, in the same order, once comments and spacing are set aside. Two lines are
+# enough: a short block (a close() of two lines) is the easiest one to retype.
+
+REPEAT_WINDOW = 2
+LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+INLINE_COMMENT = re.compile(r"\s+#\s.*$")
+
+
+def normalised(lines: list[str]) -> list[str]:
+    """Code lines without comments, blank lines, markers or spacing differences."""
+    kept = []
+    for line in lines:
+        line = INLINE_COMMENT.sub("", line).strip()
+        if line and not line.startswith("#"):
+            kept.append(" ".join(line.split()))
+    return kept
+
+
+def windows(lines: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(lines[i : i + REPEAT_WINDOW]) for i in range(len(lines) - REPEAT_WINDOW + 1)}
+
+
+def solution_blocks(source: str) -> list[list[str]]:
+    """The lines between each BEGIN and END marker of one cell."""
+    blocks: list[list[str]] = []
+    inside = False
+    for line in source.splitlines():
+        if line.strip() == make_exercises.BEGIN:
+            inside, block = True, []
+        elif line.strip() == make_exercises.END:
+            inside = False
+            blocks.append(block)
+        elif inside:
+            block.append(line)
+    return blocks
+
+
+@functools.cache
+def lesson_windows() -> dict[tuple[str, ...], str]:
+    """Every window of every lesson code cell, and where it is."""
+    found: dict[tuple[str, ...], str] = {}
+    for path in LESSONS:
+        for index, cell in enumerate(code_cells(path)):
+            for window in windows(normalised(cell.source.splitlines())):
+                found.setdefault(window, f"{path.name}, code cell {index}")
+    return found
+
+
+def repeats(blocks: list[list[str]], lessons: dict[tuple[str, ...], str]) -> list[str]:
+    return [f"{lessons[w]}: {' / '.join(w)}" for block in blocks for w in sorted(windows(normalised(block))) if w in lessons]
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_no_solution_repeats_a_lesson_cell(path: Path) -> None:
+    blocks = [block for cell in code_cells(path) for block in solution_blocks(cell.source)]
+    assert blocks
+    assert repeats(blocks, lesson_windows()) == []
+
+
+def test_the_repeat_test_catches_a_block_copied_from_a_lesson() -> None:
+    """Lesson 05's obvious composition, typed into a solution with other spacing and a comment."""
+    lesson = next(cell.source for cell in code_cells(ROOT / "notebooks" / "05-limits-and-failures.ipynb") if "class Chain" in cell.source)
+    start = lesson.index("    def close(self)")
+    copied = [line.replace("    ", "  ") + "  # mine" for line in lesson[start:].splitlines()[:4]]
+    assert repeats([copied], lesson_windows()), copied

@@ -286,8 +286,8 @@ class SplitEveryColon(EventAssembler):
 
 class EventTypeStripped(EventAssembler):
     """``event_type = value.strip()`` to tidy the name: `` add `` is not ``add``
-    for the standard. No shipped fixture shows this one; lesson 07's exercise
-    asks the learner for a fixture that does."""
+    for the standard. No shipped fixture shows this one: the harness is only
+    as good as its fixtures."""
 
     def feed_line(self, line: str) -> Event | None:
         event = super().feed_line(line)
