@@ -35,7 +35,6 @@ from sse_course.classroom import harness
 from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
 from sse_course.events import Comment
-from sse_course.parser import HeldBytes
 
 PROFILES = ("strict", "browser")
 FIXTURES = load_fixtures()
@@ -54,9 +53,8 @@ def first_difference(
     make_candidate: Callable[..., LayeredSSEParser], fixtures: Iterable[Fixture], profile: str
 ) -> tuple[str, bytes, harness.Partition, object, object] | None:
     """The first (fixture, raw, cuts, reference, candidate) where the candidate
-    differs from LayeredSSEParser, over every partition strategy of the harness: feed
-    by feed, or in total where LayeredSSEParser raises DecodeError (the fast path's
-    one difference: it may raise that one later, see below)."""
+    differs from LayeredSSEParser, feed by feed, over every partition strategy of
+    the harness."""
     for fixture in fixtures:
         reference = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: E731
         candidate = lambda: make_candidate(profile, **fixture.options)  # noqa: E731
@@ -68,11 +66,8 @@ def first_difference(
 
 
 def compared(reference: Factory, candidate: Factory, chunks: list[bytes]) -> tuple[object, object]:
-    """Both outcomes, feed by feed, or in total if the reference raises DecodeError."""
-    (expected_reads, expected), (got_reads, got) = feed_by_feed(reference, chunks), feed_by_feed(candidate, chunks)
-    if expected.error is not None and expected.error[0] == "DecodeError":
-        return expected, got
-    return (expected_reads, expected), (got_reads, got)
+    """Both outcomes, feed by feed."""
+    return feed_by_feed(reference, chunks), feed_by_feed(candidate, chunks)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -96,10 +91,11 @@ def soak_settings(examples: int) -> settings:
 
 
 class MissesBlankLineAcrossChunks(SSEParser):
-    """One bug: a blank line whose two line ends come in two chunks is not seen."""
+    """One bug: a CRLF split between two chunks is taken for two line ends."""
 
-    def _blank_across(self, first: int) -> bool:
-        return False
+    def feed(self, chunk: bytes) -> list[Event]:
+        self._cr = False
+        return super().feed(chunk)
 
 
 def test_equality_check_catches_a_parser_with_one_bug() -> None:
@@ -270,49 +266,30 @@ def test_invalid_byte_after_complete_events_has_the_same_offset(line_end: bytes)
 def test_same_state_after_every_chunk(chunked: tuple[bytes, list[bytes]], profile: str, limits: dict) -> None:
     """Not only the outcome: each feed returns the same events, the reconnection
     state (last_event_id, retry) is the same after every chunk, and an error
-    comes from the same feed with the same carried events. Reading ``retry``
-    makes the fast path assemble lines it holds back, so a second fast parser
-    is fed in step and only its ``retry`` is read.
-
-    One relaxation, the fast path's only difference: a DecodeError may come
-    from a later feed, but no later than the feed that brings the first blank
-    line after the bad byte (or close()), with the same message and the same
-    events in total. The totals are also compared, with no relaxation, by the
-    fixture tests above."""
+    comes from the same feed with the same message and the same carried events.
+    A second fast parser is fed in step and its properties are read after every
+    chunk: reading them must change nothing."""
     assert_same_state(*chunked, profile, limits)
 
 
 def assert_same_state(raw: bytes, chunks: list[bytes], profile: str, limits: dict) -> None:
-    """Feed ``chunks`` to LayeredSSEParser and two SSEParsers in step; see above."""
+    """Feed ``chunks`` (then close()) to LayeredSSEParser and two SSEParsers in step; see above."""
     layered = LayeredSSEParser(profile, **limits)
-    fast, watched = SSEParser(profile, **limits), SSEParser(profile, **limits)  # watched: retry read
-    for i, chunk in enumerate(chunks):
+    fast, watched = SSEParser(profile, **limits), SSEParser(profile, **limits)  # watched: properties read
+    steps: list[Callable[[LayeredSSEParser], list]] = [lambda p, c=c: p.feed(c) for c in chunks]
+    for step in [*steps, lambda p: p.close()]:
         try:
-            expected = layered.feed(chunk)
-        except DecodeError as err:
-            for parser in (fast, watched):
-                check_late_decode_error(parser, raw, chunks, i, err)
-            return
-        except Exception as err:  # the same error, the same carried events
+            expected = step(layered)
+        except Exception as err:  # the same error, the same carried events, from the same feed
             assert_documented(err, profile)
             for parser in (fast, watched):
                 with pytest.raises(type(err)) as raised:
-                    parser.feed(chunk)
+                    step(parser)
                 assert (str(raised.value), raised.value.events) == (str(err), err.events)
             return
-        assert fast.feed(chunk) == watched.feed(chunk) == expected
-        assert fast.last_event_id == watched.last_event_id == layered.last_event_id
-        assert watched.retry == layered.retry  # reading it assembles the lines held back
-    try:
-        expected = layered.close()
-    except Exception as err:
-        assert_documented(err, profile)
-        for parser in (fast, watched):
-            with pytest.raises(type(err)) as raised:
-                parser.close()
-            assert (str(raised.value), raised.value.events) == (str(err), err.events)
-        return
-    assert fast.close() == watched.close() == expected
+        assert step(fast) == step(watched) == expected
+        assert (watched.retry, watched.last_event_id) == (layered.retry, layered.last_event_id)
+    assert (fast.retry, fast.last_event_id) == (layered.retry, layered.last_event_id)
 
 
 def assert_documented(err: Exception, profile: str) -> None:
@@ -321,61 +298,19 @@ def assert_documented(err: Exception, profile: str) -> None:
     assert profile == "strict" or isinstance(err, ParseLimitError), f"the browser profile raised {err!r}"
 
 
-def check_late_decode_error(fast: LayeredSSEParser, raw: bytes, chunks: list[bytes], i: int, err: DecodeError) -> None:
-    """The layered parser raised ``err`` feeding ``chunks[i]``: the fast parser
-    raises the same error by the feed that brings the first blank line after
-    the bad byte, or by close(), and returns plus carries the same events."""
-    pairs = [at for pair in (b"\n\n", b"\r\r", b"\n\r") if (at := raw.find(pair, err.offset)) >= 0]
-    last = len(chunks) if not pairs else next(  # the chunk holding the blank line's own line end
-        j for j in range(len(chunks)) if len(b"".join(chunks[: j + 1])) > min(pairs) + 1
-    )
-    returned: list[Event] = []
-    with pytest.raises(DecodeError) as raised:
-        for j in range(i, len(chunks)):
-            assert j <= last, "no DecodeError by the feed that brings the next blank line"
-            returned += fast.feed(chunks[j])
-        fast.close()
-    assert (str(raised.value), returned + raised.value.events) == (str(err), err.events)
-
-
-class RaisesDecodeErrorsAtClose(SSEParser):
-    """Wrong: holds every chunk back until close(), so a DecodeError comes late."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.held: list[bytes] = []
-
-    def feed(self, chunk: bytes) -> list[Event]:
-        self.held.append(chunk)
-        return []
-
-    def close(self) -> list[Event]:
-        return super().feed(b"".join(self.held)) + super().close()
-
-
-def test_late_decode_error_check_rejects_an_error_after_the_next_blank_line() -> None:
-    chunks = [b"data: \xff", b"x\n\n", b"data: y\n\n"]
-    with pytest.raises(DecodeError) as err:
-        LayeredSSEParser().feed(chunks[0])
-    raw = b"".join(chunks)
-    check_late_decode_error(SSEParser(), raw, chunks, 0, err.value)
-    with pytest.raises(AssertionError, match="no DecodeError by the feed"):
-        check_late_decode_error(RaisesDecodeErrorsAtClose(), raw, chunks, 0, err.value)
-
-
-def test_decode_error_comes_by_the_next_blank_line() -> None:
-    """The relaxation above, shown: LayeredSSEParser raises at the bad byte; the fast
-    path holds the bytes undecoded until they may complete an event, and
-    raises the same error then."""
-    chunks = [b"data: a\n\n", b"data: b\xff\n", b"retry: 5\n", b"\n"]
+def test_decode_error_comes_from_the_feed_that_brings_the_bad_byte() -> None:
+    """The bytes of an unfinished line are checked as they come (strict profile), so
+    the error is not held back until the line ends, as it was before the rebuild."""
+    chunks = [b"data: a\n\n", b"data: b\xff", b"retry: 5\n", b"\n"]
     layered, fast = LayeredSSEParser(), SSEParser()
     assert layered.feed(chunks[0]) == fast.feed(chunks[0]) == [Event("message", "a")]
-    with pytest.raises(DecodeError) as expected:
-        layered.feed(chunks[1])
-    assert fast.feed(chunks[1]) == fast.feed(chunks[2]) == []
-    with pytest.raises(DecodeError) as late:
-        fast.feed(chunks[3])
-    assert (str(late.value), late.value.events) == (str(expected.value), expected.value.events)
+    outcomes = []
+    for parser in (layered, fast):
+        with pytest.raises(DecodeError) as raised:
+            parser.feed(chunks[1])
+        outcomes.append((str(raised.value), raised.value.offset, raised.value.events))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[1][1] == 16
 
 
 # --- the rest of the contract ----------------------------------------------------
@@ -460,7 +395,7 @@ class RebuildsHeldBytes(SSEParser):
     """The quadratic mistake: the held bytes are copied on every chunk without a line end."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._held = HeldBytes(self._held)
+        self._held = bytearray(self._held)
         return super().feed(chunk)
 
 
