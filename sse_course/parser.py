@@ -81,7 +81,8 @@ class SSEParser:
         "_head_chars",
         "_head_data",
         "_held",
-        "_checked",
+        "_pending",
+        "_gate",
         "_room",
         "_offset",
         "_cr",
@@ -121,11 +122,12 @@ class SSEParser:
         self._head_chars = 0  # the characters of the unfinished line in _head ("data: " counted)
         self._head_data = False  # _head is a data line's value
         self._held = bytearray()  # the unfinished line's bytes not yet decoded
-        self._checked = 0  # strict: how many of them are known to be valid UTF-8
-        self._room = min(self._max_line, PIECE_BYTES)  # held bytes allowed before a look
+        self._pending = 0  # strict: how many of the last ones are an unfinished character
+        self._room = min(self._max_line, self._max_event, PIECE_BYTES)  # held bytes allowed before a look
         self._offset = 0  # the stream offset of the first held byte
         self._cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
         self._at_start = True  # a BOM may still come
+        self._gate = True  # the common case of feed() does not apply: at the start, or spent
         self._data: list[str] = []  # the event's data values (a value may hold several lines)
         self._data_chars = 0
         self._type = ""
@@ -139,67 +141,75 @@ class SSEParser:
 
     @property
     def retry(self) -> int | None:
-        """The reconnection time (ms) the stream asked for, if it did."""
+        """The reconnection time (ms) the stream asked for, if it did: the complete
+        lines held go through the field rules first, so it is never stale."""
+        if not self._gate:
+            self._catch_up([])  # no blank line is held, so no event and no error comes of it
         return self._retry
 
     def feed(self, chunk: bytes) -> list[Event | Comment]:
         """Return the events this chunk completes (possibly none), and its comments
-        if asked for. The common case in one function: a call costs as much as a
-        small chunk's work."""
-        if chunk.__class__ is not bytes:
-            chunk = as_chunk(chunk)
-        if self._life.spent_because is not None:
-            self._life.refuse_if_spent()
-        if len(chunk) > PIECE_BYTES:
-            return self._slices(chunk)
-        if self._at_start:
-            return self._start(chunk)
+        if asked for.
+
+        The common case in one function, a call costing about as much as a small
+        chunk's work: the chunk is held unless it may complete a blank line (the
+        only line that dispatches an event): two line ends in a row, on the bytes.
+        """
+        if chunk.__class__ is not bytes or self._gate or len(chunk) > PIECE_BYTES:
+            return self._feed_other(chunk)
         if self._cr and chunk:
             self._cr = False
             if chunk[0] == LF:  # the LF of a CRLF split between chunks
                 chunk = chunk[1:]
                 self._offset += 1
-        end = chunk.rfind(b"\n") + 1  # just after the last line end
-        if (cr_end := chunk.rfind(b"\r") + 1) > end:
-            end = cr_end
         held = self._held
-        events: list[Event | Comment] = []
-        try:
-            if not end:  # no line end: the line goes on
-                held += chunk
-                self._watch(chunk)
-                return events
-            rest = len(chunk) - end
-            if held:
-                held += chunk
-                self._held = held[end - len(chunk) :] if rest else bytearray()
-                if rest:
-                    del held[-rest:]
-                block: bytes | bytearray = held
-            else:
-                block = chunk[:end] if rest else chunk
-                if rest:
-                    held += chunk[end:]
-            self._cr = not rest and chunk[-1] == CR
-            self._lines(block, events)
-            self._checked = 0
-            if rest:
-                self._watch(self._held)
-        except SSEError as err:
-            self._life.fail(err, events)
-        return events
+        if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
+            if (
+                self._comments  # a comment is reported by the feed that ends its line
+                or self._head_chars  # a long line ends
+                or b"\n\n" in chunk
+                or b"\r\r" in chunk
+                or b"\n\r" in chunk
+                or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
+            ):
+                return self._cut(chunk)
+        held += chunk  # a bytearray: a long line fed a byte at a time stays linear
+        if len(held) > self._room or (self._validate and (self._pending or not chunk.isascii())):
+            events: list[Event | Comment] = []
+            try:
+                self._grown(len(chunk), events)
+            except SSEError as err:
+                self._fail(err, events)
+            return events
+        return []
 
     def close(self) -> list[Event | Comment]:
         """End of stream: an unfinished line or event is an error (strict) or
         dropped; the parser is then spent."""
-        life = self._life
-        life.refuse_if_spent()
-        life.spent_because = "close() was called"
+        self._life.refuse_if_spent()
+        self._gate = True
+        self._life.spent_because = "close() was called"
+        events: list[Event | Comment] = []
         try:
-            self._end()
+            self._end(events)
         except SSEError as err:
-            life.fail(err, [])
-        return []
+            self._life.fail(err, events)
+        return events
+
+    def _fail(self, err: SSEError, events: list[Event | Comment]) -> NoReturn:
+        self._gate = True
+        self._life.fail(err, events)
+
+    def _feed_other(self, chunk: Any) -> list[Event | Comment]:
+        """What the common case does not take: a chunk that is not exactly ``bytes``
+        (a subclass is copied), a spent parser, a huge chunk, the stream's first bytes."""
+        chunk = as_chunk(chunk)
+        self._life.refuse_if_spent()
+        if len(chunk) > PIECE_BYTES:
+            return self._slices(chunk)
+        if self._at_start:
+            return self._start(chunk)
+        return self.feed(chunk)
 
     def _slices(self, chunk: bytes) -> list[Event | Comment]:
         """A huge chunk, fed in slices of PIECE_BYTES: a limit fires before the rest
@@ -213,8 +223,6 @@ class SSEParser:
                 raise
         return events
 
-    # --- the unfinished line -------------------------------------------------------
-
     def _start(self, chunk: bytes) -> list[Event | Comment]:
         """The stream's first bytes: a BOM there is dropped, however it was split."""
         held = self._held
@@ -222,37 +230,82 @@ class SSEParser:
         skip = bom_length(held)
         if skip is None:  # two bytes or fewer, a BOM's start: nothing can be decoded yet
             return []
-        self._at_start = False
+        self._at_start = self._gate = False
         self._offset = skip
         first = bytes(held[skip:])
         held.clear()
         return self.feed(first)
 
-    def _watch(self, new: bytes | bytearray) -> None:
-        """The unfinished line grew by ``new``: past its room, look at it; in the
-        strict profile, check new non-ASCII bytes now, as LayeredSSEParser decodes them."""
+    def _cut(self, chunk: bytes) -> list[Event | Comment]:
+        """The held bytes and ``chunk``, through its last line end, go through the field
+        rules; the unfinished line after it is held."""
         held = self._held
+        end = max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1  # just after the last line end
+        rest = len(chunk) - end
+        events: list[Event | Comment] = []
+        try:
+            if held:
+                held += chunk
+                self._held = held[-rest:] if rest else bytearray()
+                if rest:
+                    del held[-rest:]
+                block: bytes | bytearray = held
+            else:
+                block = chunk[:end] if rest else chunk
+                if rest:
+                    held += chunk[end:]
+            self._cr = not rest and chunk[-1] == CR
+            self._pending = 0
+            self._lines(block, events)
+            if rest:
+                self._grown(rest, events)
+        except SSEError as err:
+            self._fail(err, events)
+        return events
+
+    def _catch_up(self, events: list[Event | Comment]) -> None:
+        """The complete lines held (no blank line among them) go through the field rules."""
+        held = self._held
+        end = max(held.rfind(b"\n"), held.rfind(b"\r")) + 1
+        if end:
+            block = held[:end]
+            del held[:end]
+            self._cr = not held and block[-1] == CR
+            self._lines(block, events)
+
+    # --- the unfinished line -------------------------------------------------------
+
+    def _grown(self, new: int, events: list[Event | Comment]) -> None:
+        """The held bytes grew by their last ``new``: past the room, the complete lines
+        held go through the field rules and the unfinished line gets a look; in the
+        strict profile, bytes not known to be valid UTF-8 are checked now, as
+        LayeredSSEParser decodes them."""
+        held = self._held
+        start = len(held) - new - self._pending  # where the bytes not known valid begin
         if len(held) > self._room:
-            self._look()
-        elif self._validate:
-            if len(held) - self._checked == len(new) and new.isascii():
-                self._checked = len(held)  # nothing pending before it: ASCII is valid
-                return
+            size = len(held)
+            self._catch_up(events)
+            if len(held) > self._room:
+                return self._look()
+            start = max(0, start - (size - len(held)))  # the lines handed on were decoded
+        if self._validate:
             try:
-                _, used = utf_8_decode(held[self._checked :], "strict", False)
+                _, used = utf_8_decode(held[start:], "strict", False)
             except UnicodeDecodeError as err:
-                self._invalid_held(err, self._checked)
-            self._checked += used
+                from_end = len(held) - start - err.start
+                self._catch_up(events)  # the complete lines before it come first
+                self._invalid_held(err, len(held) - from_end)
+            self._pending = len(held) - start - used
 
     def _look(self) -> None:
-        """Decode the held bytes onto the line's text (a split character waits), then
-        count the line in characters against its limit. A data line's text is its
-        value, so that a long value is never sliced out of a longer copy."""
+        """Decode the held bytes (an unfinished line) onto the line's text (a split
+        character waits), then count the line in characters against its limit. A
+        data line's text is its value, so a long value is never sliced from a copy."""
         held = self._held
         try:
             text, used = utf_8_decode(held, self._errors, False)
         except UnicodeDecodeError as err:
-            self._invalid_held(err, 0)
+            self._invalid_held(err, err.start)
         if not self._head_chars and text.startswith("data: "):
             self._head, self._head_data = text[6:], True
         else:
@@ -263,14 +316,19 @@ class SSEParser:
         self._head_chars += len(text)
         del held[:used]
         self._offset += used
-        self._checked = 0
+        self._pending = len(held)
         if self._head_chars > self._max_line:
             raise LineTooLong(self._max_line)
-        self._room = min(self._max_line - self._head_chars, PIECE_BYTES)
+        self._set_room()
+
+    def _set_room(self) -> None:
+        """How many bytes may be held before a look: a character takes at least one
+        byte, so while they fit, no line and no event can pass its limit."""
+        self._room = min(self._max_line - self._head_chars, self._max_event - self._data_chars, PIECE_BYTES)
 
     def _invalid_held(self, err: UnicodeDecodeError, at: int) -> NoReturn:
-        """Invalid UTF-8 ``at`` + ``err.start`` bytes into the held ones (see _invalid)."""
-        self._invalid(err, at, self._held[: at + err.start].decode("utf-8"))
+        """Invalid UTF-8 ``at`` bytes into the held ones (see _invalid)."""
+        self._invalid(err, at - err.start, self._held[:at].decode("utf-8"))
 
     def _invalid(self, err: UnicodeDecodeError, at: int, partial: str) -> NoReturn:
         """Invalid UTF-8 ``at`` + ``err.start`` bytes after the offset, inside a line that
@@ -281,13 +339,14 @@ class SSEParser:
         bad = bytes(err.object[err.start : err.end])
         raise DecodeError(self._offset + at + err.start, bad, err.reason, partial)
 
-    def _end(self) -> None:
+    def _end(self, events: list[Event | Comment]) -> None:
         """close(): the unfinished line's last bytes are decoded as the stream's last;
         then the profile says whether an unfinished line or event is an error."""
+        self._catch_up(events)
         try:
             text = self._held.decode("utf-8", self._errors)
         except UnicodeDecodeError as err:
-            self._invalid_held(err, 0)
+            self._invalid_held(err, err.start)
         chars = self._head_chars + len(text)
         if chars > self._max_line:
             raise LineTooLong(self._max_line)
@@ -324,6 +383,7 @@ class SSEParser:
         if rest:
             self._take(rest[:-1], events)
         self._offset += len(block)
+        self._set_room()
 
     def _take(self, lines: str, events: list[Event | Comment]) -> None:
         """Lines joined by LF: a run of ``data: `` lines that ends them is one value,
@@ -404,7 +464,7 @@ class SSEParser:
             self._add_data(head)
         else:
             self._line(head, events)
-        self._head_chars, self._head_data, self._room = 0, False, min(self._max_line, PIECE_BYTES)
+        self._head_chars, self._head_data = 0, False
         return after
 
     def _line_by_line(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
@@ -422,6 +482,7 @@ class SSEParser:
         if bad is not None:
             self._invalid(bad, 0, partial)
         self._offset += len(block)
+        self._set_room()
 
 
 def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
