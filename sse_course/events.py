@@ -123,9 +123,9 @@ class EventAssembler:
         last_event_id: str = "",
         comments: bool = False,
     ) -> None:
-        self.max_event_chars = check_limit("max_event_chars", max_event_chars)
+        self._max_event_chars = check_limit("max_event_chars", max_event_chars)
         self.strict = strict
-        self.comments = comments
+        self._comments = comments
         self.data_lines: list[str] = []
         self.event_type = ""
         self.id_buffer = check_event_id(last_event_id)  # set by 'id'; becomes last_event_id at dispatch
@@ -133,11 +133,6 @@ class EventAssembler:
         self.retry: int | None = None
         self.in_block = False  # a field line came since the last blank line
         self._data_chars = 0
-
-    @property
-    def room(self) -> int:
-        """How many more characters of data this event may take before it is too large."""
-        return self.max_event_chars - self._data_chars
 
     def feed(self, lines: list[str]) -> list[Event | Comment]:
         """Return the events (and comments, if asked for) these lines give."""
@@ -158,7 +153,7 @@ class EventAssembler:
             return self.dispatch()
         name, value = split_field(line)
         if line.startswith(":"):
-            return Comment(value) if self.comments else None
+            return Comment(value) if self._comments else None
         self.in_block = True
         if name == "data":
             self._add_data(value)
@@ -183,8 +178,8 @@ class EventAssembler:
     def _add_data(self, value: str) -> None:
         """Append a data line's value, refusing to pass the event's limit."""
         size = data_size(self._data_chars, bool(self.data_lines), value)
-        if size > self.max_event_chars:
-            raise EventTooLarge(self.max_event_chars)
+        if size > self._max_event_chars:
+            raise EventTooLarge(self._max_event_chars)
         self.data_lines.append(value)
         self._data_chars = size
 

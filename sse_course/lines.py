@@ -35,11 +35,6 @@ class LineSplitter:
         """The unfinished line so far (joined on demand, for display)."""
         return "".join(self._fragments)
 
-    @property
-    def room(self) -> int:
-        """How many more characters the partial line may take before it is too long."""
-        return self.max_line_chars - self._partial_chars
-
     def feed(self, text: str) -> list[str]:
         """Return the lines this text completes, without their line ends."""
         if not text:

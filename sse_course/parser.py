@@ -70,7 +70,6 @@ class SSEParser:
     __slots__ = (
         "profile",
         "_errors",
-        "_validate",
         "_incomplete_is_error",
         "_max_line",
         "_max_event",
@@ -81,9 +80,9 @@ class SSEParser:
         "_head_chars",
         "_head_data",
         "_held",
-        "_pending",
         "_gate",
         "_room",
+        "_at_rest",
         "_offset",
         "_cr",
         "_at_start",
@@ -111,7 +110,6 @@ class SSEParser:
         rules = get_profile(profile)
         self.profile = profile
         self._errors = rules.decode_errors
-        self._validate = rules.decode_errors == "strict"  # invalid UTF-8 raises: check bytes as they come
         self._incomplete_is_error = rules.incomplete_is_error
         self._max_line = check_limit("max_line_chars", max_line_chars)
         self._max_event = check_limit("max_event_chars", max_event_chars)
@@ -122,8 +120,7 @@ class SSEParser:
         self._head_chars = 0  # the characters of the unfinished line in _head ("data: " counted)
         self._head_data = False  # _head is a data line's value
         self._held = bytearray()  # the unfinished line's bytes not yet decoded
-        self._pending = 0  # strict: how many of the last ones are an unfinished character
-        self._room = min(self._max_line, self._max_event, PIECE_BYTES)  # held bytes allowed before a look
+        self._at_rest = self._room = min(self._max_line, self._max_event, PIECE_BYTES)  # held bytes allowed before a look
         self._offset = 0  # the stream offset of the first held byte
         self._cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
         self._at_start = True  # a BOM may still come
@@ -144,7 +141,7 @@ class SSEParser:
         """The reconnection time (ms) the stream asked for, if it did: the complete
         lines held go through the field rules first, so it is never stale."""
         if not self._gate:
-            self._catch_up([])  # no blank line is held, so no event and no error comes of it
+            self._catch_up([], quiet=True)  # no blank line is held, so no event comes of it
         return self._retry
 
     def feed(self, chunk: bytes) -> list[Event | Comment]:
@@ -165,23 +162,23 @@ class SSEParser:
         held = self._held
         if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
             if (
-                self._comments  # a comment is reported by the feed that ends its line
-                or self._head_chars  # a long line ends
-                or b"\n\n" in chunk
+                b"\n\n" in chunk
                 or b"\r\r" in chunk
                 or b"\n\r" in chunk
                 or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
+                or self._comments  # a comment is reported by the feed that ends its line
+                or self._head_chars  # a long line ends
             ):
                 return self._cut(chunk)
         held += chunk  # a bytearray: a long line fed a byte at a time stays linear
-        if len(held) > self._room or (self._validate and (self._pending or not chunk.isascii())):
-            events: list[Event | Comment] = []
-            try:
-                self._grown(len(chunk), events)
-            except SSEError as err:
-                self._fail(err, events)
-            return events
-        return []
+        if len(held) <= self._room:
+            return []
+        events: list[Event | Comment] = []
+        try:
+            self._grown(events)
+        except SSEError as err:
+            self._fail(err, events)
+        return events
 
     def close(self) -> list[Event | Comment]:
         """End of stream: an unfinished line or event is an error (strict) or
@@ -255,18 +252,23 @@ class SSEParser:
                 if rest:
                     held += chunk[end:]
             self._cr = not rest and chunk[-1] == CR
-            self._pending = 0
             self._lines(block, events)
-            if rest:
-                self._grown(rest, events)
+            if rest > self._room:
+                self._look()
         except SSEError as err:
             self._fail(err, events)
         return events
 
-    def _catch_up(self, events: list[Event | Comment]) -> None:
-        """The complete lines held (no blank line among them) go through the field rules."""
+    def _catch_up(self, events: list[Event | Comment], *, quiet: bool = False) -> None:
+        """The complete lines held (no blank line among them) go through the field rules;
+        ``quiet``: only those before a line with invalid UTF-8, which a later feed reports."""
         held = self._held
         end = max(held.rfind(b"\n"), held.rfind(b"\r")) + 1
+        if quiet and end:
+            try:
+                held[:end].decode("utf-8", self._errors)
+            except UnicodeDecodeError as err:
+                end = max(held.rfind(b"\n", 0, err.start), held.rfind(b"\r", 0, err.start)) + 1
         if end:
             block = held[:end]
             del held[:end]
@@ -275,27 +277,12 @@ class SSEParser:
 
     # --- the unfinished line -------------------------------------------------------
 
-    def _grown(self, new: int, events: list[Event | Comment]) -> None:
-        """The held bytes grew by their last ``new``: past the room, the complete lines
-        held go through the field rules and the unfinished line gets a look; in the
-        strict profile, bytes not known to be valid UTF-8 are checked now, as
-        LayeredSSEParser decodes them."""
-        held = self._held
-        start = len(held) - new - self._pending  # where the bytes not known valid begin
-        if len(held) > self._room:
-            size = len(held)
-            self._catch_up(events)
-            if len(held) > self._room:
-                return self._look()
-            start = max(0, start - (size - len(held)))  # the lines handed on were decoded
-        if self._validate:
-            try:
-                _, used = utf_8_decode(held[start:], "strict", False)
-            except UnicodeDecodeError as err:
-                from_end = len(held) - start - err.start
-                self._catch_up(events)  # the complete lines before it come first
-                self._invalid_held(err, len(held) - from_end)
-            self._pending = len(held) - start - used
+    def _grown(self, events: list[Event | Comment]) -> None:
+        """The held bytes passed the room: the complete lines held go through the
+        field rules (they may pass a limit), and the unfinished line gets a look."""
+        self._catch_up(events)
+        if len(self._held) > self._room:
+            self._look()
 
     def _look(self) -> None:
         """Decode the held bytes (an unfinished line) onto the line's text (a split
@@ -316,15 +303,15 @@ class SSEParser:
         self._head_chars += len(text)
         del held[:used]
         self._offset += used
-        self._pending = len(held)
         if self._head_chars > self._max_line:
             raise LineTooLong(self._max_line)
         self._set_room()
 
-    def _set_room(self) -> None:
+    def _set_room(self) -> int:
         """How many bytes may be held before a look: a character takes at least one
         byte, so while they fit, no line and no event can pass its limit."""
         self._room = min(self._max_line - self._head_chars, self._max_event - self._data_chars, PIECE_BYTES)
+        return self._room
 
     def _invalid_held(self, err: UnicodeDecodeError, at: int) -> NoReturn:
         """Invalid UTF-8 ``at`` bytes into the held ones (see _invalid)."""
@@ -358,48 +345,54 @@ class SSEParser:
     # --- complete lines ------------------------------------------------------------
 
     def _lines(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
-        """The lines of ``block``, which ends with a line end, onto ``events``."""
+        """The lines of ``block``, which ends with a line end, onto ``events``: cut into
+        blocks at blank lines on the bytes, each decoded once."""
         if self._head_chars:  # its first line ends a long one
             after = self._end_long_line(block, events)
             self._offset += after
             block = block[after:]
+        if len(block) > self._max_line:  # a line may pass the limit: counted one by one
+            return self._line_by_line(block, events, 0)
         normal = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if CR in block else block
-        try:
-            text = normal.decode("utf-8", self._errors)
-        except UnicodeDecodeError:
-            return self._line_by_line(block, events)
-        if len(text) > self._max_line and max(map(len, text.split("\n"))) > self._max_line:
-            return self._line_by_line(block, events)
-        blocks = text.split("\n\n")  # each: lines, then a blank line
+        blocks = normal.split(b"\n\n")  # each: lines, then a blank line
         rest = blocks.pop()  # lines after the last blank line, each ending in LF
-        for lines in blocks:
-            if lines.startswith("data: ") and "\n" not in lines and not self._data and len(lines) - 6 <= self._max_event:
-                self._last_id = self._id  # one data line, then a blank line: the standard's dispatch
-                events.append(make_event(self._type, lines[6:], self._id, self._retry))
-                self._type, self._in_block = "", False
-            else:
-                self._take(lines, events)
-                self._dispatch(events)
-        if rest:
-            self._take(rest[:-1], events)
+        errors, done = self._errors, 0
+        try:
+            for lines in blocks:
+                if lines.startswith(b"data: ") and LF not in lines and not self._data and len(lines) - 6 <= self._max_event:
+                    value = lines[6:].decode("utf-8", errors)
+                    self._last_id = self._id  # one data line, then a blank line: the standard's dispatch
+                    events.append(make_event(self._type, value, self._id, self._retry))
+                    self._type, self._in_block = "", False
+                else:
+                    self._take(lines, events)
+                    self._dispatch(events)
+                done += 1
+            if rest:
+                self._take(rest[:-1], events)
+        except UnicodeDecodeError:  # in the block ``done``, before it changed anything
+            return self._line_by_line(block, events, sum(lines.count(b"\n") + 2 for lines in blocks[:done]))
         self._offset += len(block)
-        self._set_room()
+        self._room = self._set_room() if self._data_chars else self._at_rest
 
-    def _take(self, lines: str, events: list[Event | Comment]) -> None:
+    def _take(self, lines: bytes | bytearray, events: list[Event | Comment]) -> None:
         """Lines joined by LF: a run of ``data: `` lines that ends them is one value,
-        joined by LF in one C-level ``replace``; other lines one by one."""
-        if lines.startswith("data: "):
+        joined by LF in one C-level ``replace``; other lines one by one. Everything
+        is decoded before anything changes."""
+        errors = self._errors
+        if lines.startswith(b"data: "):
             start = 0
-        elif not (start := lines.find("\ndata: ") + 1):
-            return self._each(lines, events)
+        elif not (start := lines.find(b"\ndata: ") + 1):
+            return self._each(lines.decode("utf-8", errors), events)
         run = lines[start:] if start else lines
-        value = run[6:].replace("\ndata: ", "\n")
-        if len(run) - 6 - len(value) != 6 * run.count("\n"):  # a line of the run is not a data line
-            return self._each(lines, events)
+        value = run[6:].replace(b"\ndata: ", b"\n")
+        if len(run) - 6 - len(value) != 6 * run.count(b"\n"):  # a line of the run is not a data line
+            return self._each(lines.decode("utf-8", errors), events)
+        before, text = lines[: max(start - 1, 0)].decode("utf-8", errors), value.decode("utf-8", errors)
         if start:
-            self._each(lines[: start - 1], events)
+            self._each(before, events)
         self._in_block = True
-        self._add_data(value)
+        self._add_data(text)
 
     def _each(self, lines: str, events: list[Event | Comment]) -> None:
         for line in lines.split("\n"):
@@ -467,15 +460,16 @@ class SSEParser:
         self._head_chars, self._head_data = 0, False
         return after
 
-    def _line_by_line(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
-        """The slow road, for a block with invalid UTF-8 or a line over the limit:
-        one line at a time, so that the first failure in the stream is the one raised."""
+    def _line_by_line(self, block: bytes | bytearray, events: list[Event | Comment], skip: int) -> None:
+        """The slow road, for a block with invalid UTF-8 or a line that may pass the
+        limit: one line at a time (after the first ``skip``, already done), so that
+        the first failure in the stream is the one raised."""
         try:
             text, bad = block.decode("utf-8", self._errors), None
         except UnicodeDecodeError as err:
             text, bad = bytes(block[: err.start]).decode("utf-8"), err
         *lines, partial = LINE_END.split(text)
-        for line in lines:
+        for line in lines[skip:]:
             if len(line) > self._max_line:
                 raise LineTooLong(self._max_line)
             self._line(line, events)
