@@ -2,17 +2,17 @@
 
     chunk (bytes) -> Utf8Decoder -> text -> LineSplitter -> lines -> EventAssembler -> events
 
-The package's :class:`~sse_course.parser.SSEParser` composes this class behind a
-bytes-first front that hands work to its stages through their public methods;
-tests/test_fastpath.py proves both give the same events and the same errors on
-every fixture, partition and generated stream.
+The package's :class:`~sse_course.parser.SSEParser` is a second, independent
+road to the same events (bytes first, all state its own, no stage inside); the
+two share only the standard's rules, as functions, and tests/test_fastpath.py
+proves both give the same events and the same errors on every fixture,
+partition and generated stream (docs/architecture.md).
 
-Two profiles share this one code path and differ only in policy:
-
-* ``strict`` (default): invalid UTF-8 raises ``DecodeError``; a stream that
-  ends inside a line or an event raises ``IncompleteStream``.
-* ``browser``: the WHATWG standard's behaviour: U+FFFD for invalid UTF-8, and
-  an unfinished event at the end of the stream is discarded.
+The profiles (``sse_course.profiles``) share this one code path and differ
+only in policy: ``strict`` (default) raises ``DecodeError`` for invalid UTF-8
+and ``IncompleteStream`` for a stream that ends inside a line or an event;
+``browser`` is the WHATWG standard's behaviour (U+FFFD, an unfinished event
+discarded).
 
 Nothing is lost on error: an error raised by ``feed()`` or ``close()`` carries
 in ``err.events`` every event completed before the failure that the call had

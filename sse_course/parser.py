@@ -2,30 +2,38 @@
 
 :class:`~sse_course.layered.LayeredSSEParser` shows every step: each chunk
 travels through three stage objects. SSEParser reaches the same events by the
-road browsers take, and owns all of its state (docs/architecture.md):
+road browsers take, and owns all of its state: the bytes it holds, the CR
+state, the stream offset, the room, the unfinished line, the event being
+built (docs/architecture.md). It holds no stage and hands nothing to one.
 
 * CR and LF are ASCII and never occur inside a UTF-8 sequence, so line ends
-  are found on the bytes (``rfind``, C-level). A line's bytes are held until
-  the line ends, so a character split between chunks needs no decoder state;
-* the complete lines a chunk brings are decoded in one call, after CRLF and CR
-  became LF (two C-level ``replace``). Decoding line by line gives the same
-  text and the same U+FFFD as decoding the stream: no invalid sequence crosses
-  a line end;
-* the text is cut into blocks at blank lines (``split("\\n\\n")``); a block of
-  one ``data: `` line is one event, and a run of ``data: `` lines is one value
-  in one ``replace``; any other line goes through the field rules one by one;
-* a long line (held bytes past its room) is decoded as it comes onto the
-  line's text, which grows in place, so it is held once, as text;
-* in the ``strict`` profile the bytes of an unfinished line are checked as they
-  come (``isascii`` first), so invalid UTF-8 raises from the feed that brings
-  it, as in LayeredSSEParser.
+  are found on the bytes (``in``, ``rfind``: C-level). Bytes are held until
+  they may complete a blank line, the only line that dispatches an event (two
+  line ends in a row), or until they pass the room: a character takes at least
+  one byte, so while the held bytes fit what the limits leave, no line and no
+  event can pass its limit;
+* then the held lines are cut into blocks at blank lines on the bytes (CRLF
+  and CR made LF first, by two ``replace``), and each block is decoded once.
+  Decoding line by line gives the same text and the same U+FFFD as decoding the
+  stream: no invalid sequence crosses a line end. A block of one ``data: ``
+  line is one event; a run of ``data: `` lines is one value, joined by LF in one
+  ``replace``; any other line goes through the field rules one by one;
+* an unfinished line past its room is decoded as it comes onto the line's
+  text, which grows in place, so a long line is held once, as text.
 
 The standard's rules are the functions the stages use (``split_field``,
 ``parse_retry``, ``id_accepted``, ``data_size``, ``make_event``,
 ``bom_length``, ``get_profile``, the errors' constructors): nothing here
-restates them. tests/test_fastpath.py proves, feed by feed, on every fixture,
-partition and generated stream, that both parsers give the same events and
-the same errors.
+restates them.
+
+One difference from LayeredSSEParser, on purpose: in a profile where invalid
+UTF-8 is an error, DecodeError (the same error, with the same events in total)
+may come from a later feed than the one that brought the bad byte, at the
+latest the one that brings the next blank line, or ``close()``. Checking every
+held chunk as it comes cost up to twice the time on small reads of non-ASCII
+text. tests/test_fastpath.py proves, on every fixture, partition and generated
+stream, that otherwise both parsers give the same events and the same errors,
+feed by feed.
 """
 
 from __future__ import annotations
@@ -63,8 +71,10 @@ class SSEParser:
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, exact and fast.
 
     The same contract as LayeredSSEParser, feed by feed: constructor, ``feed``,
-    ``close``, ``profile``, ``last_event_id``, ``retry``, the errors (with the
-    events completed before them), refusal after an error or ``close()``.
+    ``close``, ``profile``, ``last_event_id``, ``retry`` (reading it changes
+    nothing), the errors with the events completed before them, refusal after
+    an error or ``close()``; but DecodeError may come by the next blank line
+    (see the module's docstring).
     """
 
     __slots__ = (
@@ -296,10 +306,7 @@ class SSEParser:
         if not self._head_chars and text.startswith("data: "):
             self._head, self._head_data = text[6:], True
         else:
-            head = self._head
-            self._head = ""  # the only reference left is ``head``: += grows it in place
-            head += text
-            self._head = head
+            self._extend_head(text)
         self._head_chars += len(text)
         del held[:used]
         self._offset += used
@@ -312,6 +319,16 @@ class SSEParser:
         byte, so while they fit, no line and no event can pass its limit."""
         self._room = min(self._max_line - self._head_chars, self._max_event - self._data_chars, PIECE_BYTES)
         return self._room
+
+    def _extend_head(self, text: str) -> None:
+        """Append ``text`` to the line's text in place: with no other reference to it,
+        ``+=`` resizes the string instead of copying it (CPython), so a long line is
+        held once. Every append goes through this one ``+=``, which runs often
+        enough for the interpreter to specialise it."""
+        head = self._head
+        self._head = ""
+        head += text
+        self._head = head
 
     def _invalid_held(self, err: UnicodeDecodeError, at: int) -> NoReturn:
         """Invalid UTF-8 ``at`` bytes into the held ones (see _invalid)."""
@@ -449,14 +466,13 @@ class SSEParser:
         text = text[: end - after]
         if self._head_chars + len(text) > self._max_line:
             raise LineTooLong(self._max_line)
-        head = self._head
-        self._head = ""
-        head += text  # in place: the only reference is ``head``
+        self._extend_head(text)
+        line, self._head = self._head, ""
         if self._head_data:
             self._in_block = True
-            self._add_data(head)
+            self._add_data(line)
         else:
-            self._line(head, events)
+            self._line(line, events)
         self._head_chars, self._head_data = 0, False
         return after
 

@@ -390,7 +390,7 @@ def test_safe_cut_check_accepts_the_rule(capsys: pytest.CaptureFixture[str]) -> 
 class ByteLinesForgettingCr(checks.LatinLines):
     def feed(self, chunk: bytes) -> list[bytes]:
         lines = super().feed(chunk)
-        self.splitter.lines_cut(cr=False)
+        self.splitter.skip_lf = False
         return lines
 
 

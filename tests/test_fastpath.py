@@ -170,8 +170,15 @@ def chunked_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
     return raw, harness.chunks_of(raw, cuts)
 
 
+#: Every option: both limits (small, so that they fire), a starting ID, comments.
 LIMITS = st.fixed_dictionaries(
-    {}, optional={"max_line_chars": st.integers(1, 24), "max_event_chars": st.integers(1, 24)}
+    {},
+    optional={
+        "max_line_chars": st.integers(1, 24),
+        "max_event_chars": st.integers(1, 24),
+        "last_event_id": st.sampled_from(["", "7", "é"]),
+        "comments": st.booleans(),
+    },
 )
 
 
@@ -529,9 +536,11 @@ def test_events_are_ordinary_events() -> None:
 
 # --- issue 10: the fast path's thresholds, and the defects found there ----------
 
-#: Chunk sizes where the fast path changes its mind: a few bytes, around 512,
-#: around PIECE_BYTES (64 KiB), and past it.
-SIZES = [1, 3, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
+#: Chunk sizes where the fast parser changes its mind: a few bytes (the BOM's three,
+#: ``data: ``'s six), a 37-byte read, around 512 and 4096 (a slice of a long line
+#: in many reads), around PIECE_BYTES (64 KiB: a chunk past it is fed in slices,
+#: held bytes past it get a look), and past it.
+SIZES = [1, 3, 6, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
 
 
 @st.composite
@@ -575,7 +584,9 @@ def threshold_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes], dict]:
             chunks.append(piece[at : at + step])
             at += step
     near = st.sampled_from([size, 2 * size - 1, 2 * size, 2 * size + 6, 3 * size]).map(lambda n: max(n, 1))
-    limits = draw(st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near}))
+    limits = draw(
+        st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near, "comments": st.booleans()})
+    )
     return b"".join(lines), chunks, limits
 
 
