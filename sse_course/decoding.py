@@ -36,7 +36,6 @@ class Utf8Decoder:
     def __init__(self, errors: str = "strict") -> None:
         if errors not in ("strict", "replace"):
             raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
-        self.errors = errors
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
         self._consumed = 0  # bytes fed so far, pending ones included
         self._at_start = True  # no character has been produced yet
