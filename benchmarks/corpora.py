@@ -63,9 +63,16 @@ def long_line(n_bytes: int) -> bytes:
     return b"data: " + body + b"\n\n"
 
 
+def spanning_events(n_bytes: int) -> bytes:
+    """Events that span many reads: 200 CRLF ``data`` lines of about 100 characters,
+    about 22 KB an event."""
+    return crlf_events(n_bytes, lines_per_event=200)
+
+
 CORPORA = {
     "token stream": token_stream,
     "CRLF events": crlf_events,
+    "spanning events": spanning_events,
     "long line": long_line,
 }
 

@@ -28,7 +28,7 @@ from parsers import OURS, Parse, Triple, char_loop, installed_peers, ours
 from sse_course import LayeredSSEParser, SSEParser
 
 REFERENCE = "LayeredSSEParser"
-TARGETED = "SSEParser"  # the parser issues 6 and 10 set their targets for
+TARGETED = "SSEParser"  # the parser the targets below are set for
 CHAR_LOOP = "char loop"
 #: Generous limits so the 8 MiB line is legal for our parsers.
 LIMITS = {"max_line_chars": 16 << 20, "max_event_chars": 16 << 20}
@@ -50,7 +50,7 @@ class Plan:
 
 
 FULL = Plan(
-    {"token stream": 2_250_000, "CRLF events": 2_000_000},
+    {"token stream": 2_250_000, "CRLF events": 2_000_000, "spanning events": 2_000_000},
     200_000,
     (100_000, 500_000, 2_000_000, 8_000_000),
     500_000,
@@ -61,7 +61,7 @@ FULL = Plan(
     cap_seconds=8.0,
 )
 QUICK = Plan(
-    {"token stream": 300_000, "CRLF events": 300_000},
+    {"token stream": 300_000, "CRLF events": 300_000, "spanning events": 300_000},
     30_000,
     (100_000, 500_000),
     100_000,
@@ -94,7 +94,8 @@ def grid(plan: Plan) -> Iterator[tuple[str, str, list[bytes]]]:
         events = len(ours(LayeredSSEParser)([raw]))
         print(f"{corpus}: {len(raw):,} bytes, {events:,} events; one-byte chunks on {len(prefix):,} bytes", flush=True)
         for label, chunk in CHUNKINGS:
-            yield corpus, label, chunked(prefix if chunk == 1 else raw, chunk)
+            if label in CORPUS_CHUNKINGS.get(corpus, (label,)):
+                yield corpus, label, chunked(prefix if chunk == 1 else raw, chunk)
     for size in plan.long_lines:
         raw, corpus = long_line(size), f"long line {size / 1e6:g} MB"
         print(f"{corpus}: one data line of {size:,} bytes", flush=True)
@@ -104,6 +105,8 @@ def grid(plan: Plan) -> Iterator[tuple[str, str, list[bytes]]]:
 
 
 CHUNKINGS = (("64 KiB", 65536), ("1 KiB", 1024), ("37 B", 37), ("1 B", 1))
+#: A corpus measured in some chunkings only: events that span many reads.
+CORPUS_CHUNKINGS = {"spanning events": ("1 KiB", "37 B")}
 
 
 #: A cell whose parse takes less CPU time than this is parsed several times per
@@ -287,7 +290,7 @@ def print_growth(results: dict[str, list[float | None]], plan: Plan) -> dict[str
 
 
 def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: list[str], elapsed: float) -> None:
-    print(f"\nIssue 10 targets, set for {TARGETED} ({', '.join(name for name in OURS if name != TARGETED)} beside it)")
+    print(f"\nTargets, set for {TARGETED} ({', '.join(name for name in OURS if name != TARGETED)} beside it)")
     for name in OURS:
         ratios = [r for r in (cell.ratio(name, peers) for cell in cells) if r is not None]
         worst = max(ratios) if ratios else None
@@ -296,8 +299,8 @@ def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: li
             f"must (<= 1.00) {'met' if worst is not None and worst <= 1 else 'MISSED'}, "
             f"goal (<= 0.50) {'met' if worst is not None and worst <= 0.5 else 'missed'}",
             f"{'met' if growth and growth <= 10 else 'MISSED'} (<= 10)",
-            f"{'met' if peak is not None and round(peak, 2) <= 2.0 else 'MISSED'} (<= 2.0 at the printed precision; "
-            f"exactly {peak:.4f})" if peak is not None else "MISSED (not measured)",
+            f"{'met' if peak is not None and peak < 2.0 else 'MISSED'} (below 2.0; exactly {peak:.4f})"
+            if peak is not None else "MISSED (not measured)",
         ) if name == TARGETED else ("not a target",) * 3
         print(f"  {name}: worst cell {fmt(worst)}x the fastest peer -> {verdicts[0]}; "
               f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}, "

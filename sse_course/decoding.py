@@ -16,6 +16,15 @@ BOM = "\ufeff"
 BOM_BYTES = BOM.encode()
 
 
+def bom_length(start: bytes | bytearray) -> int | None:
+    """How many of the stream's first bytes are the BOM: 3 or 0, or None while
+    ``start`` is too short to tell. U+FEFF has one UTF-8 form, so the first
+    character is U+FEFF exactly when the bytes start with BOM_BYTES."""
+    if start.startswith(BOM_BYTES):
+        return len(BOM_BYTES)
+    return None if BOM_BYTES.startswith(start) else 0
+
+
 class Utf8Decoder:
     """Turns chunks of bytes into text, keeping a split character's bytes.
 
@@ -27,7 +36,6 @@ class Utf8Decoder:
     def __init__(self, errors: str = "strict") -> None:
         if errors not in ("strict", "replace"):
             raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
-        self.errors = errors
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
         self._consumed = 0  # bytes fed so far, pending ones included
         self._at_start = True  # no character has been produced yet
@@ -36,11 +44,6 @@ class Utf8Decoder:
     def pending(self) -> bytes:
         """The bytes of an unfinished character, waiting for the next chunk."""
         return self._decoder.getstate()[0]
-
-    @property
-    def at_start(self) -> bool:
-        """True until the stream's first character is known (a BOM may still come)."""
-        return self._at_start
 
     @property
     def offset(self) -> int:
@@ -54,27 +57,6 @@ class Utf8Decoder:
     def close(self) -> str:
         """End of stream: unfinished bytes are an error (or U+FFFD)."""
         return self._decode(b"", final=True)
-
-    def begin(self, chunk: bytes) -> int | None:
-        """The stream starts with ``chunk``, to be decoded elsewhere: how many of its
-        bytes are the BOM to skip (0 or 3), or None while it may still be one.
-        The decoder then counts the BOM as decoded and the stream as started."""
-        if not self._at_start or self.pending:
-            raise ValueError("begin() is for the stream's first bytes")
-        if BOM_BYTES.startswith(chunk[: len(BOM_BYTES)]) and len(chunk) < len(BOM_BYTES):
-            return None
-        skip = len(BOM_BYTES) if chunk.startswith(BOM_BYTES) else 0
-        self._at_start = False
-        self._consumed += skip
-        return skip
-
-    def advance(self, nbytes: int) -> None:
-        """Account for ``nbytes`` of whole characters decoded elsewhere, after the
-        stream's first character and with no character pending, so that a later
-        error's offset stays exact."""
-        if self._at_start:
-            raise ValueError("advance() needs the stream's first character seen (a BOM is this decoder's to drop)")
-        self._consumed += nbytes
 
     def _decode(self, chunk: bytes, final: bool) -> str:
         start = self.offset

@@ -73,6 +73,16 @@ class IncompleteStream(SSEError):
     the unfinished event.
     """
 
+    @classmethod
+    def inside_line(cls, chars: int) -> IncompleteStream:
+        """The stream ended ``chars`` characters after the last line end."""
+        return cls(f"stream ended inside a line ({chars} characters after the last line end)", [])
+
+    @classmethod
+    def inside_event(cls) -> IncompleteStream:
+        """The stream ended after a field line with no blank line after it."""
+        return cls("stream ended inside an event (no blank line after its last field)", [])
+
 
 class ParserClosed(SSEError):
     """The parser was closed, or failed earlier; it takes no more input."""

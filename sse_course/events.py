@@ -49,12 +49,14 @@ class Comment:
 _new = object.__new__
 
 
-def make_event(type: str, data: str, last_event_id: str, retry: int | None) -> Event:
-    """``Event(type, data, last_event_id, retry)`` at a fraction of the cost:
-    a parser builds one per event, and the frozen ``__init__`` dominates a small event."""
+def make_event(event_type: str, data: str, last_event_id: str, retry: int | None) -> Event:
+    """The event a blank line dispatches (an empty type is ``"message"``), built as
+    ``Event(...)`` would build it at a fraction of the cost: a parser builds one per
+    event, and the frozen ``__init__`` dominates a small event."""
     event = _new(Event)
     fields = event.__dict__
-    fields["type"], fields["data"], fields["last_event_id"], fields["retry"] = type, data, last_event_id, retry
+    fields["type"], fields["data"] = event_type or "message", data
+    fields["last_event_id"], fields["retry"] = last_event_id, retry
     return event
 
 
@@ -86,6 +88,17 @@ def parse_retry(value: str) -> int | None:
     return retry if retry <= MAX_RETRY_MS else None
 
 
+def id_accepted(value: str) -> bool:
+    """An ``id`` field sets the ID unless its value contains U+0000 NULL."""
+    return "\x00" not in value
+
+
+def data_size(size: int, has_data: bool, value: str) -> int:
+    """The event's data size, in characters, after one more data ``value``: values
+    are joined by LF. An event whose size passes ``max_event_chars`` is refused."""
+    return size + len(value) + has_data
+
+
 def check_event_id(value: str) -> str:
     """Refuse a starting last event ID that no stream could have set."""
     if not isinstance(value, str) or any(c in value for c in "\x00\r\n"):
@@ -110,9 +123,9 @@ class EventAssembler:
         last_event_id: str = "",
         comments: bool = False,
     ) -> None:
-        self.max_event_chars = check_limit("max_event_chars", max_event_chars)
+        self._max_event_chars = check_limit("max_event_chars", max_event_chars)
         self.strict = strict
-        self.comments = comments
+        self._comments = comments
         self.data_lines: list[str] = []
         self.event_type = ""
         self.id_buffer = check_event_id(last_event_id)  # set by 'id'; becomes last_event_id at dispatch
@@ -120,11 +133,6 @@ class EventAssembler:
         self.retry: int | None = None
         self.in_block = False  # a field line came since the last blank line
         self._data_chars = 0
-
-    @property
-    def room(self) -> int:
-        """How many more characters of data this event may take before it is too large."""
-        return self.max_event_chars - self._data_chars
 
     def feed(self, lines: list[str]) -> list[Event | Comment]:
         """Return the events (and comments, if asked for) these lines give."""
@@ -143,16 +151,16 @@ class EventAssembler:
         """Process one line; return the event it dispatches, if any."""
         if not line:
             return self.dispatch()
-        if line.startswith(":"):
-            return Comment(line[2:] if line.startswith(" ", 1) else line[1:]) if self.comments else None
-        self.in_block = True
         name, value = split_field(line)
+        if line.startswith(":"):
+            return Comment(value) if self._comments else None
+        self.in_block = True
         if name == "data":
-            self.add_data(value)
+            self._add_data(value)
         elif name == "event":
             self.event_type = value
         elif name == "id":
-            if "\x00" not in value:
+            if id_accepted(value):
                 self.id_buffer = value
         elif name == "retry":
             retry = parse_retry(value)
@@ -163,35 +171,17 @@ class EventAssembler:
     def close(self) -> list[Event]:
         """End of stream: an open block is an error (strict) or discarded."""
         if self.in_block and self.strict:
-            raise IncompleteStream("stream ended inside an event (no blank line after its last field)", [])
+            raise IncompleteStream.inside_event()
         self._reset_block()
         return []
 
-    def add_data(self, value: str) -> None:
-        """Append a data line's value (or, joined by LF, several lines' values),
-        refusing to pass the event's limit."""
-        size = self._data_chars + len(value) + (1 if self.data_lines else 0)
-        if size > self.max_event_chars:
-            raise EventTooLarge(self.max_event_chars)
+    def _add_data(self, value: str) -> None:
+        """Append a data line's value, refusing to pass the event's limit."""
+        size = data_size(self._data_chars, bool(self.data_lines), value)
+        if size > self._max_event_chars:
+            raise EventTooLarge(self._max_event_chars)
         self.data_lines.append(value)
         self._data_chars = size
-        self.in_block = True
-
-    def dispatch_data(self, value: str) -> Event:
-        """A block's data (one line's value, or several joined by LF), then its blank
-        line, in one call: what a parser that cuts blocks on the bytes hands over
-        (the block's other lines went through ``feed`` first)."""
-        if self.data_lines or len(value) > self.max_event_chars:  # data before it, or too large
-            self.add_data(value)
-            return self.dispatch()  # type: ignore[return-value]  # data was just added
-        self.last_event_id = self.id_buffer  # dispatch(), for a block whose only data is ``value``
-        event = _new(Event)  # make_event(...), without a call: a parser makes one per event
-        fields = event.__dict__
-        fields["type"], fields["data"], fields["last_event_id"], fields["retry"] = (
-            self.event_type or "message", value, self.id_buffer, self.retry
-        )
-        self.event_type, self.in_block = "", False
-        return event
 
     def dispatch(self) -> Event | None:
         """The standard's dispatch (a blank line): commit the id; no data means no event."""
@@ -199,7 +189,7 @@ class EventAssembler:
         event = None
         if self.data_lines:
             data = self.data_lines[0] if len(self.data_lines) == 1 else "\n".join(self.data_lines)
-            event = make_event(self.event_type or "message", data, self.last_event_id, self.retry)
+            event = make_event(self.event_type, data, self.last_event_id, self.retry)
         self._reset_block()
         return event
 

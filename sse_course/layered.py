@@ -2,17 +2,17 @@
 
     chunk (bytes) -> Utf8Decoder -> text -> LineSplitter -> lines -> EventAssembler -> events
 
-The package's :class:`~sse_course.parser.SSEParser` composes this class behind a
-bytes-first front that hands work to its stages through their public methods;
-tests/test_fastpath.py proves both give the same events and the same errors on
-every fixture, partition and generated stream.
+The package's :class:`~sse_course.parser.SSEParser` is a second, independent
+road to the same events (bytes first, all state its own, no stage inside); the
+two share only the standard's rules, as functions, and tests/test_fastpath.py
+proves both give the same events and the same errors on every fixture,
+partition and generated stream (docs/architecture.md).
 
-Two profiles share this one code path and differ only in policy:
-
-* ``strict`` (default): invalid UTF-8 raises ``DecodeError``; a stream that
-  ends inside a line or an event raises ``IncompleteStream``.
-* ``browser``: the WHATWG standard's behaviour: U+FFFD for invalid UTF-8, and
-  an unfinished event at the end of the stream is discarded.
+The profiles (``sse_course.profiles``) share this one code path and differ
+only in policy: ``strict`` (default) raises ``DecodeError`` for invalid UTF-8
+and ``IncompleteStream`` for a stream that ends inside a line or an event;
+``browser`` is the WHATWG standard's behaviour (U+FFFD, an unfinished event
+discarded).
 
 Nothing is lost on error: an error raised by ``feed()`` or ``close()`` carries
 in ``err.events`` every event completed before the failure that the call had
@@ -22,33 +22,27 @@ not returned yet. After an error or ``close()`` the parser is spent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from .decoding import Utf8Decoder
 from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, ParserClosed, SSEError
 from .events import Event, EventAssembler
 from .lines import LineSplitter
+from .profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
-Profile = Literal["strict", "browser"]
-PROFILES: tuple[str, ...] = ("strict", "browser")
+__all__ = ["PROFILES", "LayeredSSEParser", "Lifecycle", "as_chunk"]
 
 #: A huge chunk is fed to the layers in slices of this many bytes, so a limit
 #: fires before the rest of the chunk is decoded and buffered.
 SLICE_BYTES = 64 * 1024
 
 
-def check_profile(profile: str) -> str:
-    """Refuse an unknown profile, naming the known ones."""
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
-    return profile
-
-
 def as_chunk(chunk: Any) -> bytes:
-    """Accept bytes-like chunks; refuse text and anything else by type name."""
-    if isinstance(chunk, bytes):
+    """Accept bytes-like chunks as exact ``bytes`` (a subclass is copied, so no
+    overridden method runs); refuse text and anything else by type name."""
+    if chunk.__class__ is bytes:
         return chunk
-    if isinstance(chunk, (bytearray, memoryview)):
+    if isinstance(chunk, (bytes, bytearray, memoryview)):
         return bytes(chunk)
     raise TypeError(f"a chunk must be bytes, got {type(chunk).__name__}")
 
@@ -77,7 +71,7 @@ class LayeredSSEParser:
 
     def __init__(
         self,
-        profile: Profile = "strict",
+        profile: str = DEFAULT_PROFILE,
         *,
         max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
@@ -92,12 +86,12 @@ class LayeredSSEParser:
         ``decoder``, ``splitter``, ``assembler``: stage objects to use instead of
         the package's (profile, limits and the two options above then apply
         only to the stages built here)."""
-        strict = check_profile(profile) == "strict"
+        rules = get_profile(profile)
         self.profile = profile
-        self.decoder = decoder or Utf8Decoder("strict" if strict else "replace")
-        self.splitter = splitter or LineSplitter(max_line_chars, strict)
+        self.decoder = decoder or Utf8Decoder(rules.decode_errors)
+        self.splitter = splitter or LineSplitter(max_line_chars, rules.incomplete_is_error)
         self.assembler = assembler or EventAssembler(
-            max_event_chars, strict, last_event_id=last_event_id, comments=comments
+            max_event_chars, rules.incomplete_is_error, last_event_id=last_event_id, comments=comments
         )
         self._stages = (self.decoder, self.splitter, self.assembler)
         self._life = Lifecycle()

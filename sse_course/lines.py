@@ -35,11 +35,6 @@ class LineSplitter:
         """The unfinished line so far (joined on demand, for display)."""
         return "".join(self._fragments)
 
-    @property
-    def room(self) -> int:
-        """How many more characters the partial line may take before it is too long."""
-        return self.max_line_chars - self._partial_chars
-
     def feed(self, text: str) -> list[str]:
         """Return the lines this text completes, without their line ends."""
         if not text:
@@ -59,42 +54,9 @@ class LineSplitter:
     def close(self) -> list[str]:
         """End of stream: an unfinished line is an error (strict) or dropped."""
         if self._fragments and self.strict:
-            raise IncompleteStream(
-                f"stream ended inside a line ({self._partial_chars} characters after the last line end)",
-                [],
-            )
+            raise IncompleteStream.inside_line(self._partial_chars)
         self._fragments.clear()
         return []
-
-    # A parser that finds line ends elsewhere (on the bytes) hands work over here.
-
-    def extend(self, text: str) -> None:
-        """Add text that holds no line end to the partial line, within the limit."""
-        if text:
-            self._extend(text, 0, len(text), [])
-            self.skip_lf = False
-
-    def starts_with(self, prefix: str) -> bool:
-        """Whether the partial line's first fragment starts with ``prefix``."""
-        return bool(self._fragments) and self._fragments[0].startswith(prefix)
-
-    def take_partial(self, rest: str = "", skip: int = 0) -> str:
-        """Take the partial line out, less its first ``skip`` characters and with
-        ``rest`` joined to it, in one copy (the line's end was found elsewhere)."""
-        fragments = self._fragments
-        if skip:
-            fragments[0] = fragments[0][skip:]
-        if rest:
-            fragments.append(rest)
-        line = "".join(fragments)
-        self._fragments.clear()
-        self._partial_chars = 0
-        return line
-
-    def lines_cut(self, cr: bool) -> None:
-        """Lines were cut elsewhere, through a line end that was a CR (``cr``) or not:
-        after a CR, an LF that starts the next text belongs to it."""
-        self.skip_lf = cr
 
     def _extend(self, text: str, start: int, end: int, lines: list[str]) -> None:
         """Add text[start:end] to the partial line, refusing to pass the limit."""

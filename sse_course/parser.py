@@ -1,117 +1,114 @@
 """SSEParser, the package's parser, and the two I/O edges iter_events / aiter_events.
 
 :class:`~sse_course.layered.LayeredSSEParser` shows every step: each chunk
-travels through three stage objects, and the line layer finds line ends one
-regular-expression match at a time. SSEParser composes a LayeredSSEParser and
-works bytes-first in front of it, holding input back while nothing observable
-depends on it:
+travels through three stage objects. SSEParser reaches the same events by the
+road browsers take, and owns all of its state: the bytes it holds, the CR
+state, the stream offset, the room, the unfinished line, the event being
+built (docs/architecture.md). It holds no stage and hands nothing to one.
 
-* a chunk is appended to the held bytes (:class:`HeldBytes`, one C-level copy)
-  unless it may complete a blank line, the only line that dispatches an event
-  or commits an ID: CR and LF are ASCII and never occur inside a UTF-8
-  sequence, so a blank line shows in the bytes as two line ends in a row
-  (``\\n\\n``, ``\\r\\r``, ``\\n\\r``);
-* then the held bytes, through their last line end, are cut into blocks at
-  blank lines on the bytes (at ``\\n\\n``, or at CRLF CRLF when a CR is held);
-  a block of one ``data:`` line, every event of an LLM token stream, is decoded
-  once and handed to the assembler's ``dispatch_data``; any other block is
-  decoded, split into lines and handed to the assembler's ``feed``;
-* a long line (held bytes past PIECE_BYTES, 16 KiB, without a line end) is
-  decoded as it comes and handed to the line splitter's ``extend``, so it is
-  held once, as text, not as bytes and again as text; a first line held that
-  is longer than LONG_LINE_BYTES is cut off where ``memchr`` finds its end,
-  never scanned by the block search;
-* every hand-over goes through the stages' public methods, so the stages'
-  state is always the stream's, and their limit checks stay in force; the
-  room the held bytes may take is computed from the stages after each
-  hand-over (a character takes at least one byte, so while the held bytes fit
-  it, no line and no event can pass its limit before the next hand-over);
-* anything else (the first character, a split character, a chunk that does
-  not fit the room, an invalid byte, a non-bytes chunk, a spent parser,
-  ``close()``) goes through the LayeredSSEParser, held bytes first.
+* CR and LF are ASCII and never occur inside a UTF-8 sequence, so line ends
+  are found on the bytes (``in``, ``rfind``: C-level). Bytes are held until
+  they may complete a blank line, the only line that dispatches an event (two
+  line ends in a row), or until they pass the room: a character takes at least
+  one byte, so while the held bytes fit what the limits leave, no line and no
+  event can pass its limit;
+* then the held lines are cut into blocks at blank lines on the bytes (CRLF
+  and CR made LF first, by two ``replace``), and each block is decoded once.
+  Decoding line by line gives the same text and the same U+FFFD as decoding the
+  stream: no invalid sequence crosses a line end. A block of one ``data: ``
+  line is one event; a run of ``data: `` lines is one value, joined by LF in one
+  ``replace``; any other line goes through the field rules one by one;
+* an unfinished line past its room is decoded as it comes onto the line's
+  text, which grows in place, so a long line is held once, as text.
 
-The one difference: in the ``strict`` profile an invalid byte raises DecodeError
-(the same error, with the same events in total) from a later feed, at the
-latest the one that brings the next blank line, or from ``close()``, instead of
-from its own feed. tests/test_fastpath.py proves on every fixture, every
-partition strategy and generated streams that both parsers give the same events
-and the same errors, feed by feed.
+The standard's rules are the functions the stages use (``split_field``,
+``parse_retry``, ``id_accepted``, ``data_size``, ``make_event``,
+``bom_length``, ``get_profile``, the errors' constructors): nothing here
+restates them.
+
+One difference from LayeredSSEParser, on purpose: in a profile where invalid
+UTF-8 is an error, DecodeError (the same error, with the same events in total)
+may come from a later feed than the one that brought the bad byte, at the
+latest the one that brings the next blank line, or ``close()``. Checking every
+held chunk as it comes cost up to twice the time on small reads of non-ASCII
+text. tests/test_fastpath.py proves, on every fixture, partition and generated
+stream, that otherwise both parsers give the same events and the same errors,
+feed by feed.
 """
 
 from __future__ import annotations
 
 from codecs import utf_8_decode
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any, NoReturn
 
-from .decoding import BOM_BYTES
-from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, SSEError
-from .events import Comment, Event
-from .layered import LayeredSSEParser, Lifecycle, Profile, as_chunk
+from .decoding import bom_length
+from .errors import (
+    DEFAULT_MAX_EVENT_CHARS,
+    DEFAULT_MAX_LINE_CHARS,
+    DecodeError,
+    EventTooLarge,
+    IncompleteStream,
+    LineTooLong,
+    SSEError,
+    check_limit,
+)
+from .events import Comment, Event, check_event_id, data_size, id_accepted, make_event, parse_retry, split_field
+from .layered import Lifecycle, as_chunk
 from .lines import LINE_END
+from .profiles import DEFAULT_PROFILE, get_profile
 
-#: The bytes that end a line (as ints: ``in`` on bytes compares ints).
+#: The bytes that end a line, as ints (``in`` and indexing on bytes give ints).
 LF, CR = 10, 13
-LF_END, CRLF_END = b"\n", b"\r\n"
-LF_BLANK, CRLF_BLANK = (LF_END, LF_END * 2), (CRLF_END, CRLF_END * 2)  # a line end, and a blank line after it
 
-#: A first line held longer than this is cut off on its own (the block search
-#: looks at every byte; ``memchr`` finds a line end many times faster).
-LONG_LINE_BYTES = 4096
-
-#: Held bytes past this size get a look: without a line end they are a long line,
-#: decoded as they come and handed to the line splitter.
-PIECE_BYTES = 16 * 1024
-
-
-def _lines(text: str) -> list[str]:
-    """``text`` cut at every line end (CR, LF, CRLF), like ``str.split`` cuts at a separator."""
-    return LINE_END.split(text) if "\r" in text else text.split("\n")
-
-
-def first_line_end(buffer: bytes | bytearray) -> int:
-    """Where the first line ends: the first CR or LF (by ``memchr``; -1 if none)."""
-    lf, cr = buffer.find(LF), buffer.find(CR)
-    return lf if cr < 0 or 0 <= lf < cr else cr
-
-
-def lines_end(buffer: bytes | bytearray) -> int:
-    """Where the complete lines end: just after the last CR or LF (0 if none)."""
-    return max(buffer.rfind(b"\n"), buffer.rfind(b"\r")) + 1
-
-
-class HeldBytes(bytearray):
-    """The bytes a bytes-first parser holds back: no blank line among them, and
-    they start where the stages stopped (h11's ``ReceiveBuffer`` is the model).
-
-    A bytearray, so that appending a chunk and taking the length stay C-level.
-    """
-
-    def blank_across(self, first: int) -> bool:
-        """Whether a chunk starting with the line end ``first`` completes a blank line
-        with the last byte held (CR then LF is one line end, not two)."""
-        last = self[-1]
-        return last == LF or (last == CR and first == CR)
+#: The bytes of an unfinished line held before a look: past this many (or past
+#: what the line's limit leaves), they are decoded onto the line's text and the
+#: line's length is counted in characters.
+PIECE_BYTES = 64 * 1024
 
 
 class SSEParser:
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, exact and fast.
 
-    The same contract as LayeredSSEParser (constructor, ``feed``, ``close``,
-    ``profile``, ``last_event_id``, ``retry``, the errors, refusal after an
-    error or ``close()``), which it composes: ``feed`` holds the bytes back
-    until they may complete a blank line, then hands them to the layered
-    parser's stages in a few C-level calls.
-
-    One difference, pinned down by tests/test_fastpath.py: in the ``strict``
-    profile an invalid byte raises DecodeError (the same error, with the same
-    events in total) from a later feed, at the latest the one that brings the
-    next blank line, or from ``close()``, instead of from its own feed.
+    The same contract as LayeredSSEParser, feed by feed: constructor, ``feed``,
+    ``close``, ``profile``, ``last_event_id``, ``retry`` (reading it changes
+    nothing), the errors with the events completed before them, refusal after
+    an error or ``close()``; but DecodeError may come by the next blank line
+    (see the module's docstring).
     """
+
+    __slots__ = (
+        "profile",
+        "_errors",
+        "_incomplete_is_error",
+        "_max_line",
+        "_max_event",
+        "_comments",
+        "_life",
+        # the unfinished line: its text so far (a long line), then its bytes not yet decoded
+        "_head",
+        "_head_chars",
+        "_head_data",
+        "_held",
+        "_gate",
+        "_room",
+        "_at_rest",
+        "_offset",
+        "_cr",
+        "_at_start",
+        # the event being built, and what lives across events
+        "_data",
+        "_data_chars",
+        "_type",
+        "_id",
+        "_last_id",
+        "_retry",
+        "_in_block",
+    )
 
     def __init__(
         self,
-        profile: Profile = "strict",
+        profile: str = DEFAULT_PROFILE,
         *,
         max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
@@ -120,325 +117,382 @@ class SSEParser:
     ) -> None:
         """``last_event_id``: the ID the stream starts with (a resumed stream's);
         ``comments``: report comment lines as :class:`~sse_course.events.Comment`."""
-        layers = LayeredSSEParser(
-            profile,
-            max_line_chars=max_line_chars,
-            max_event_chars=max_event_chars,
-            last_event_id=last_event_id,
-            comments=comments,
-        )
-        self._layers = layers
-        self._decoder, self._splitter, self._assembler = layers.decoder, layers.splitter, layers.assembler
-        self._errors = layers.decoder.errors
+        rules = get_profile(profile)
+        self.profile = profile
+        self._errors = rules.decode_errors
+        self._incomplete_is_error = rules.incomplete_is_error
+        self._max_line = check_limit("max_line_chars", max_line_chars)
+        self._max_event = check_limit("max_event_chars", max_event_chars)
+        self._id = self._last_id = check_event_id(last_event_id)
         self._comments = comments
-        self._held = HeldBytes()
         self._life = Lifecycle()
-        self._room = -1  # bytes that may be held; -1 while only the layered parser may go on
-        self._continued = False  # the line splitter holds a partial line, which the held bytes continue
-        self._max_line_chars = max_line_chars
-        self._at_rest = min(max_line_chars, max_event_chars, PIECE_BYTES)  # the room with no partial line and no data
-        self._handed = 0  # bytes handed over since the decoder was last told (before the layers decode)
-
-    @property
-    def profile(self) -> str:
-        return self._layers.profile
+        self._head = ""  # the unfinished line's text so far, once it was long (less "data: " if _head_data)
+        self._head_chars = 0  # the characters of the unfinished line in _head ("data: " counted)
+        self._head_data = False  # _head is a data line's value
+        self._held = bytearray()  # the unfinished line's bytes not yet decoded
+        self._at_rest = self._room = min(self._max_line, self._max_event, PIECE_BYTES)  # held bytes allowed before a look
+        self._offset = 0  # the stream offset of the first held byte
+        self._cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
+        self._at_start = True  # a BOM may still come
+        self._gate = True  # the common case of feed() does not apply: at the start, or spent
+        self._data: list[str] = []  # the event's data values (a value may hold several lines)
+        self._data_chars = 0
+        self._type = ""
+        self._retry: int | None = None
+        self._in_block = False  # a field line came since the last blank line
 
     @property
     def last_event_id(self) -> str:
         """The ID a reconnecting client sends as ``Last-Event-ID`` (committed at dispatch)."""
-        return self._layers.last_event_id
+        return self._last_id
 
     @property
     def retry(self) -> int | None:
-        """The reconnection time (ms) the stream asked for, if it did; complete
-        lines held back are handed over first, so it is never stale."""
-        self._catch_up()
-        return self._layers.retry
+        """The reconnection time (ms) the stream asked for, if it did: the complete
+        lines held go through the field rules first, so it is never stale."""
+        if not self._gate:
+            self._catch_up([], quiet=True)  # no blank line is held, so no event comes of it
+        return self._retry
 
     def feed(self, chunk: bytes) -> list[Event | Comment]:
-        """Return the events this chunk completes (possibly none).
+        """Return the events this chunk completes (possibly none), and its comments
+        if asked for.
 
-        In one function: a call costs as much as a small chunk's work.
+        The common case in one function, a call costing about as much as a small
+        chunk's work: the chunk is held unless it may complete a blank line (the
+        only line that dispatches an event): two line ends in a row, on the bytes.
         """
-        held = self._held
-        if chunk.__class__ is not bytes or len(held) + len(chunk) > self._room:
+        if chunk.__class__ is not bytes or self._gate or len(chunk) > PIECE_BYTES:
             return self._feed_other(chunk)
-        if LF in chunk or CR in chunk:  # ``in`` is fast for an int; for bytes, ``find`` is
+        if self._cr and chunk:
+            self._cr = False
+            if chunk[0] == LF:  # the LF of a CRLF split between chunks
+                chunk = chunk[1:]
+                self._offset += 1
+        held = self._held
+        if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
             if (
-                chunk.find(b"\n\n") >= 0
-                or (CR in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
-                or (chunk[0] in (LF, CR) and self._blank_across(chunk[0]))
-            ):  # it may complete a blank line
-                held += chunk
-                return self._cut()
-            held += chunk
-            return self._cut() if self._comments else []  # a comment is reported when its line ends
-        held += chunk  # bytearray: a long line fed one byte at a time stays linear
-        return []
+                b"\n\n" in chunk
+                or b"\r\r" in chunk
+                or b"\n\r" in chunk
+                or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
+                or self._comments  # a comment is reported by the feed that ends its line
+                or self._head_chars  # a long line ends
+            ):
+                return self._cut(chunk)
+        held += chunk  # a bytearray: a long line fed a byte at a time stays linear
+        if len(held) <= self._room:
+            return []
+        events: list[Event | Comment] = []
+        try:
+            self._grown(events)
+        except SSEError as err:
+            self._fail(err, events)
+        return events
 
     def close(self) -> list[Event | Comment]:
-        """End of stream: what was held goes to the layered parser, then its ``close()``."""
+        """End of stream: an unfinished line or event is an error (strict) or
+        dropped; the parser is then spent."""
         self._life.refuse_if_spent()
+        self._gate = True
         self._life.spent_because = "close() was called"
-        self._room = -1
-        events = []
-        self._account()
+        events: list[Event | Comment] = []
         try:
-            if self._held:
-                events = self._layers.feed(self._take_held())
-            return events + self._layers.close()
+            self._end(events)
         except SSEError as err:
             self._life.fail(err, events)
-
-    def _blank_across(self, first: int) -> bool:
-        """Whether a chunk starting with the line end ``first`` may complete a blank line
-        with what came before it."""
-        if self._held:
-            return self._held.blank_across(first)
-        # nothing held: the stages stopped at a line end, or inside a line
-        return not self._continued and not (first == LF and self._splitter.skip_lf)
-
-    def _cut(self) -> list[Event | Comment]:
-        """Hand the held lines, through the last line end, to the stages and return
-        the events they dispatch; a partial line stays held.
-
-        Blocks are cut on the bytes and only blocks are decoded: text with one
-        emoji in it takes four bytes a character, and each copy counts.
-        """
-        held, splitter, assembler, errors = self._held, self._splitter, self._assembler, self._errors
-        skipped = 0
-        if splitter.skip_lf:  # the last hand-over ended with a CR: an LF now is its CRLF's
-            splitter.lines_cut(False)  # now, not at the end: the layered parser may take over below
-            if held[0] == LF:
-                del held[:1]
-                skipped = 1
-        events: list[Event | Comment] = []
-        if (end := first_line_end(held)) > LONG_LINE_BYTES:
-            try:
-                events = self._long_first_line(end)
-            except UnicodeDecodeError:
-                return self._layered_after(events, skipped, 0)
-            except SSEError as err:
-                self._life.fail(err, list(err.completed or []))
-            if LF not in held and CR not in held:
-                self._handed += skipped
-                self._room = self._room_left()
-                return events
-        line_end, blank = CRLF_BLANK if CR in held else LF_BLANK
-        blocks = held.split(blank)  # each a block of lines, then a blank line
-        tail = blocks.pop()  # complete lines after the last blank line, then the partial line
-        whole = lines_end(tail) if CR in line_end else tail.rfind(b"\n") + 1
-        continued = self._continued  # the first line held continues a partial one
-        done = 0  # bytes handed over
-        try:
-            for block in blocks:
-                size = len(block) + len(blank)
-                if not continued and block.startswith(b"data: ") and LF not in block and CR not in block:
-                    del block[:6]  # one data line; in place: a huge value is not copied
-                    events.append(assembler.dispatch_data(block.decode("utf-8", errors)))
-                else:
-                    self._block(block, line_end, continued, events)
-                    continued = False
-                done += size
-            if whole:
-                del tail[whole:]
-                lines = self._block_lines(tail, continued)
-                del lines[-1]  # the tail ends with its last line's line end
-                events += assembler.feed(lines)
-                done += whole
-        except UnicodeDecodeError:  # in a block not handed over yet: the layered parser takes it from there
-            return self._layered_after(events, skipped, done)
-        except SSEError as err:
-            self._life.fail(err, events + list(err.completed or []))
-        if line_end is not LF_END:
-            splitter.lines_cut(done > 0 and held[done - 1] == CR)
-        self._handed += skipped + done
-        del held[:done]
-        if whole or not done:
-            self._room = self._room_left()
-        else:  # the last line handed over was blank: no partial line, no data in the stages
-            self._room, self._continued = self._at_rest, False
         return events
 
-    def _long_first_line(self, end: int) -> list[Event | Comment]:
-        """Hand over the first line held, which is long, up to its line end at ``end``:
-        cut off where ``memchr`` found it, so that the block search (a byte at a time)
-        never scans it; a data line's value is sliced before it is decoded or joined."""
-        held, splitter, assembler, errors = self._held, self._splitter, self._assembler, self._errors
-        size = 2 if held[end] == CR and held[end + 1 : end + 2] == b"\n" else 1
-        events: list[Event | Comment] = []
-        if not self._continued and held.startswith(b"data: "):
-            assembler.add_data(held[6:end].decode("utf-8", errors))
-        else:
-            text = held[:end].decode("utf-8", errors)
-            if self._continued and splitter.starts_with("data: "):
-                assembler.add_data(splitter.take_partial(text, 6))
-            elif (item := assembler.feed_line(splitter.take_partial(text) if self._continued else text)) is not None:
-                events.append(item)  # a comment: the line is not blank, so it dispatches nothing
-        splitter.lines_cut(held[end + size - 1] == CR)
-        self._handed += end + size
-        del held[: end + size]
-        self._continued = False
-        return events
-
-    def _block(self, block: bytearray, line_end: bytes, continued: bool, events: list) -> None:
-        """A block of lines, then its blank line, onto ``events``. A run of ``data: `` lines
-        that ends the block, all ending in ``line_end``, becomes one value in one C-level
-        ``replace``; everything is decoded before anything is handed over."""
-        assembler, errors = self._assembler, self._errors
-        if continued:  # its first line is the end of a long one
-            if LF not in block and CR not in block and self._splitter.starts_with("data: "):
-                events.append(assembler.dispatch_data(self._splitter.take_partial(block.decode("utf-8", errors), 6)))
-            else:
-                events += assembler.feed(self._block_lines(block, continued) + [""])
-            return
-        next_data = line_end + b"data: "
-        found = -1 if block.startswith(b"data: ") else block.find(next_data)
-        run = block[found + len(line_end) :] if found >= 0 else block
-        value = run[6:].replace(next_data, b"\n")
-        ends = run.count(LF)
-        if (  # every line of the run is a data line, and every line end in it is ``line_end``
-            run.startswith(b"data: ")
-            and len(run) - 6 - len(value) == ends * (len(next_data) - 1)
-            and run.count(CR) == (ends if len(line_end) == 2 else 0)
-        ):
-            head = _lines(block[:found].decode("utf-8", errors)) if found >= 0 else []
-            text = value.decode("utf-8", errors)
-            events += assembler.feed(head)  # the lines before the run
-            events.append(assembler.dispatch_data(text))
-        else:
-            events += assembler.feed(self._block_lines(block, False) + [""])
-
-    def _block_lines(self, block: bytearray, continued: bool) -> list[str]:
-        """A block's lines, decoded; the first one joined to the partial line it continues."""
-        lines = _lines(block.decode("utf-8", self._errors))
-        if continued:
-            lines[0] = self._splitter.take_partial(lines[0])
-        return lines
-
-    def _layered_after(self, events: list[Event | Comment], skipped: int, done: int) -> list[Event | Comment]:
-        """The layered parser takes over ``done`` bytes into the held bytes, after ``events``."""
-        self._handed += skipped + done
-        del self._held[:done]
-        return self._after(events, lambda: self._through_layers(b""))
-
-    @staticmethod
-    def _after(events: list[Event | Comment], more: Callable[[], list]) -> list[Event | Comment]:
-        """``events``, then what ``more`` returns; if it raises, its error carries ``events`` first."""
-        try:
-            return events + more()
-        except SSEError as err:
-            err.events = events + err.events
-            raise
-
-    def _piece(self, chunk: bytes) -> None:
-        """The held bytes and ``chunk``, which has no line end, pass PIECE_BYTES: a long
-        line. The complete lines held are handed over, and the rest is decoded now
-        as a piece of the partial line, so that a long line is never held twice."""
-        held = self._held
-        if LF in held or CR in held:
-            self._cut()  # no blank line is held, so no event comes of it
-        if held:
-            held += chunk
-        data = held if held else chunk  # a large chunk alone is decoded where it is
-        try:
-            text, used = utf_8_decode(data, self._errors, False)
-        except UnicodeDecodeError:
-            self._through_layers(b"" if held else chunk)  # the layered parser reports it
-            return
-        try:
-            self._splitter.extend(text)
-        except SSEError as err:
-            self._life.fail(err, [])
-        self._handed += used
-        if data is held:
-            del held[:used]  # keeps a character the chunk's end cut
-        else:
-            held += chunk[used:]
-        self._room = self._room_left()
-
-    def _catch_up(self) -> None:
-        """Hand over the complete lines held (no blank line among them, so no event),
-        up to the line of an invalid byte, which the layered parser will report."""
-        held = self._held
-        end = lines_end(held)
-        if not end or self._room < 0:
-            return
-        try:
-            held[:end].decode("utf-8", self._errors)
-        except UnicodeDecodeError as err:
-            end = lines_end(held[: err.start])
-            if not end:
-                return
-        rest = held[end:]
-        del held[end:]
-        self._cut()  # recomputes the room from the stages; the rest held does not change it
-        held += rest
-
-    def _refresh(self) -> None:
-        """The room the held bytes may take, from the stages' own limits: while the
-        held bytes fit it, no line and no event can pass its limit."""
-        decoder, layers = self._decoder, self._layers
-        spent = layers.spent or self._life.spent_because
-        self._room = -1 if spent or decoder.at_start or decoder.pending else self._room_left()
-
-    def _room_left(self) -> int:
-        """The room while the fast path goes on: held bytes past PIECE_BYTES get a look."""
-        room = self._stage_room()
-        return room if room < PIECE_BYTES else PIECE_BYTES
-
-    def _stage_room(self) -> int:
-        """The room the stages leave, less the partial line they hold (it may be a data
-        line): while the held bytes fit it, no limit can be passed. Notes whether there is one."""
-        line_room = self._splitter.room
-        partial = self._max_line_chars - line_room
-        self._continued = partial > 0
-        event_room = self._assembler.room - partial
-        return line_room if line_room < event_room else event_room
-
-    def _account(self) -> None:
-        """Tell the decoder how many bytes were decoded here, before it decodes more:
-        its offsets (a DecodeError's) count the whole stream."""
-        if self._handed:
-            self._decoder.advance(self._handed)
-            self._handed = 0
-
-    def _take_held(self) -> bytes:
-        held = bytes(self._held)
-        self._held.clear()
-        return held
+    def _fail(self, err: SSEError, events: list[Event | Comment]) -> NoReturn:
+        self._gate = True
+        self._life.fail(err, events)
 
     def _feed_other(self, chunk: Any) -> list[Event | Comment]:
-        """A chunk the fast path does not take as it is: a non-bytes chunk, held bytes
-        past PIECE_BYTES, a chunk that does not fit the room, the stream's first
-        character, a spent parser."""
+        """What the common case does not take: a chunk that is not exactly ``bytes``
+        (a subclass is copied), a spent parser, a huge chunk, the stream's first bytes."""
         chunk = as_chunk(chunk)
         self._life.refuse_if_spent()
-        held = self._held
-        if self._room >= 0 and len(held) + len(chunk) <= self._room:
-            return self.feed(chunk)  # a bytearray or memoryview that fits
-        if self._room >= 0 and len(held) + len(chunk) <= self._stage_room():  # past PIECE_BYTES
-            if LF in chunk or CR in chunk:
-                held += chunk
-                return self._cut()  # complete lines are handed over, blank or not
-            self._piece(chunk)
-            return []
-        decoder = self._decoder
-        if decoder.at_start and not decoder.pending and (skip := decoder.begin(chunk)) is not None:
-            self._refresh()  # the stream has started: the decoder dropped a BOM, or saw none
-            return self.feed(chunk[skip:] if skip else chunk)
-        return self._through_layers(chunk)
+        if len(chunk) > PIECE_BYTES:
+            return self._slices(chunk)
+        if self._at_start:
+            return self._start(chunk)
+        return self.feed(chunk)
 
-    def _through_layers(self, chunk: bytes) -> list[Event | Comment]:
-        """The layered parser's feed, held bytes first; the fast path resumes after it
-        once the stream's first character is seen and no character is split."""
-        self._account()
+    def _slices(self, chunk: bytes) -> list[Event | Comment]:
+        """A huge chunk, fed in slices of PIECE_BYTES: a limit fires before the rest
+        of the chunk is copied and decoded."""
+        events: list[Event | Comment] = []
+        for start in range(0, len(chunk), PIECE_BYTES):
+            try:
+                events += self.feed(chunk[start : start + PIECE_BYTES])
+            except SSEError as err:
+                err.events = events + err.events
+                raise
+        return events
+
+    def _start(self, chunk: bytes) -> list[Event | Comment]:
+        """The stream's first bytes: a BOM there is dropped, however it was split."""
+        held = self._held
+        held += chunk
+        skip = bom_length(held)
+        if skip is None:  # two bytes or fewer, a BOM's start: nothing can be decoded yet
+            return []
+        self._at_start = self._gate = False
+        self._offset = skip
+        first = bytes(held[skip:])
+        held.clear()
+        return self.feed(first)
+
+    def _cut(self, chunk: bytes) -> list[Event | Comment]:
+        """The held bytes and ``chunk``, through its last line end, go through the field
+        rules; the unfinished line after it is held."""
+        held = self._held
+        end = max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1  # just after the last line end
+        rest = len(chunk) - end
+        events: list[Event | Comment] = []
         try:
-            return self._layers.feed(self._take_held() + chunk)
+            if held:
+                held += chunk
+                self._held = held[-rest:] if rest else bytearray()
+                if rest:
+                    del held[-rest:]
+                block: bytes | bytearray = held
+            else:
+                block = chunk[:end] if rest else chunk
+                if rest:
+                    held += chunk[end:]
+            self._cr = not rest and chunk[-1] == CR
+            self._lines(block, events)
+            if rest > self._room:
+                self._look()
         except SSEError as err:
-            self._life.fail(err, [])
-        finally:
-            self._refresh()
+            self._fail(err, events)
+        return events
+
+    def _catch_up(self, events: list[Event | Comment], *, quiet: bool = False) -> None:
+        """The complete lines held (no blank line among them) go through the field rules;
+        ``quiet``: only those before a line with invalid UTF-8, which a later feed reports."""
+        held = self._held
+        end = max(held.rfind(b"\n"), held.rfind(b"\r")) + 1
+        if quiet and end:
+            try:
+                held[:end].decode("utf-8", self._errors)
+            except UnicodeDecodeError as err:
+                end = max(held.rfind(b"\n", 0, err.start), held.rfind(b"\r", 0, err.start)) + 1
+        if end:
+            block = held[:end]
+            del held[:end]
+            self._cr = not held and block[-1] == CR
+            self._lines(block, events)
+
+    # --- the unfinished line -------------------------------------------------------
+
+    def _grown(self, events: list[Event | Comment]) -> None:
+        """The held bytes passed the room: the complete lines held go through the
+        field rules (they may pass a limit), and the unfinished line gets a look."""
+        self._catch_up(events)
+        if len(self._held) > self._room:
+            self._look()
+
+    def _look(self) -> None:
+        """Decode the held bytes (an unfinished line) onto the line's text (a split
+        character waits), then count the line in characters against its limit. A
+        data line's text is its value, so a long value is never sliced from a copy."""
+        held = self._held
+        try:
+            text, used = utf_8_decode(held, self._errors, False)
+        except UnicodeDecodeError as err:
+            self._invalid_held(err, err.start)
+        if not self._head_chars and text.startswith("data: "):
+            self._head, self._head_data = text[6:], True
+        else:
+            self._extend_head(text)
+        self._head_chars += len(text)
+        del held[:used]
+        self._offset += used
+        if self._head_chars > self._max_line:
+            raise LineTooLong(self._max_line)
+        self._set_room()
+
+    def _set_room(self) -> int:
+        """How many bytes may be held before a look: a character takes at least one
+        byte, so while they fit, no line and no event can pass its limit."""
+        self._room = min(self._max_line - self._head_chars, self._max_event - self._data_chars, PIECE_BYTES)
+        return self._room
+
+    def _extend_head(self, text: str) -> None:
+        """Append ``text`` to the line's text in place: with no other reference to it,
+        ``+=`` resizes the string instead of copying it (CPython), so a long line is
+        held once. Every append goes through this one ``+=``, which runs often
+        enough for the interpreter to specialise it."""
+        head = self._head
+        self._head = ""
+        head += text
+        self._head = head
+
+    def _invalid_held(self, err: UnicodeDecodeError, at: int) -> NoReturn:
+        """Invalid UTF-8 ``at`` bytes into the held ones (see _invalid)."""
+        self._invalid(err, at - err.start, self._held[:at].decode("utf-8"))
+
+    def _invalid(self, err: UnicodeDecodeError, at: int, partial: str) -> NoReturn:
+        """Invalid UTF-8 ``at`` + ``err.start`` bytes after the offset, inside a line that
+        begins with ``partial`` (after the text held): that text still counts against
+        the line's limit, since it comes first in the stream; then DecodeError."""
+        if self._head_chars + len(partial) > self._max_line:
+            raise LineTooLong(self._max_line)
+        bad = bytes(err.object[err.start : err.end])
+        raise DecodeError(self._offset + at + err.start, bad, err.reason, partial)
+
+    def _end(self, events: list[Event | Comment]) -> None:
+        """close(): the unfinished line's last bytes are decoded as the stream's last;
+        then the profile says whether an unfinished line or event is an error."""
+        self._catch_up(events)
+        try:
+            text = self._held.decode("utf-8", self._errors)
+        except UnicodeDecodeError as err:
+            self._invalid_held(err, err.start)
+        chars = self._head_chars + len(text)
+        if chars > self._max_line:
+            raise LineTooLong(self._max_line)
+        if self._incomplete_is_error and chars:
+            raise IncompleteStream.inside_line(chars)
+        if self._incomplete_is_error and self._in_block:
+            raise IncompleteStream.inside_event()
+
+    # --- complete lines ------------------------------------------------------------
+
+    def _lines(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
+        """The lines of ``block``, which ends with a line end, onto ``events``: cut into
+        blocks at blank lines on the bytes, each decoded once."""
+        if self._head_chars:  # its first line ends a long one
+            after = self._end_long_line(block, events)
+            self._offset += after
+            block = block[after:]
+        if len(block) > self._max_line:  # a line may pass the limit: counted one by one
+            return self._line_by_line(block, events, 0)
+        normal = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if CR in block else block
+        blocks = normal.split(b"\n\n")  # each: lines, then a blank line
+        rest = blocks.pop()  # lines after the last blank line, each ending in LF
+        errors, done = self._errors, 0
+        try:
+            for lines in blocks:
+                if lines.startswith(b"data: ") and LF not in lines and not self._data and len(lines) - 6 <= self._max_event:
+                    value = lines[6:].decode("utf-8", errors)
+                    self._last_id = self._id  # one data line, then a blank line: the standard's dispatch
+                    events.append(make_event(self._type, value, self._id, self._retry))
+                    self._type, self._in_block = "", False
+                else:
+                    self._take(lines, events)
+                    self._dispatch(events)
+                done += 1
+            if rest:
+                self._take(rest[:-1], events)
+        except UnicodeDecodeError:  # in the block ``done``, before it changed anything
+            return self._line_by_line(block, events, sum(lines.count(b"\n") + 2 for lines in blocks[:done]))
+        self._offset += len(block)
+        self._room = self._set_room() if self._data_chars else self._at_rest
+
+    def _take(self, lines: bytes | bytearray, events: list[Event | Comment]) -> None:
+        """Lines joined by LF: a run of ``data: `` lines that ends them is one value,
+        joined by LF in one C-level ``replace``; other lines one by one. Everything
+        is decoded before anything changes."""
+        errors = self._errors
+        if lines.startswith(b"data: "):
+            start = 0
+        elif not (start := lines.find(b"\ndata: ") + 1):
+            return self._each(lines.decode("utf-8", errors), events)
+        run = lines[start:] if start else lines
+        value = run[6:].replace(b"\ndata: ", b"\n")
+        if len(run) - 6 - len(value) != 6 * run.count(b"\n"):  # a line of the run is not a data line
+            return self._each(lines.decode("utf-8", errors), events)
+        before, text = lines[: max(start - 1, 0)].decode("utf-8", errors), value.decode("utf-8", errors)
+        if start:
+            self._each(before, events)
+        self._in_block = True
+        self._add_data(text)
+
+    def _each(self, lines: str, events: list[Event | Comment]) -> None:
+        for line in lines.split("\n"):
+            self._line(line, events)
+
+    def _line(self, line: str, events: list[Event | Comment]) -> None:
+        """One line, by the standard's rules (``EventAssembler.feed_line`` on this parser's state)."""
+        if not line:
+            return self._dispatch(events)
+        name, value = split_field(line)
+        if line[0] == ":":
+            if self._comments:
+                events.append(Comment(value))
+            return
+        self._in_block = True
+        if name == "data":
+            self._add_data(value)
+        elif name == "event":
+            self._type = value
+        elif name == "id":
+            if id_accepted(value):
+                self._id = value
+        elif name == "retry":
+            retry = parse_retry(value)
+            if retry is not None:
+                self._retry = retry
+
+    def _add_data(self, value: str) -> None:
+        size = data_size(self._data_chars, bool(self._data), value)
+        if size > self._max_event:
+            raise EventTooLarge(self._max_event)
+        self._data.append(value)
+        self._data_chars = size
+
+    def _dispatch(self, events: list[Event | Comment]) -> None:
+        """A blank line: commit the ID; an event if there is data."""
+        self._last_id = self._id
+        if self._data:
+            data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
+            events.append(make_event(self._type, data, self._id, self._retry))
+            self._data, self._data_chars = [], 0
+        self._type, self._in_block = "", False
+
+    def _end_long_line(self, block: bytes | bytearray, events: list[Event | Comment]) -> int:
+        """The first line of ``block`` ends the long line whose text is held: the
+        rest of its text, then the field rules. Returns where the next line starts."""
+        lf, cr = block.find(b"\n"), block.find(b"\r")
+        end = lf if cr < 0 or 0 <= lf < cr else cr
+        after = end + 2 if block[end] == CR and block[end + 1 : end + 2] == b"\n" else end + 1
+        try:
+            text = block[:after].decode("utf-8", self._errors)  # with the line end: as the stream decodes
+        except UnicodeDecodeError as err:
+            self._invalid(err, 0, bytes(block[: err.start]).decode("utf-8"))
+        text = text[: end - after]
+        if self._head_chars + len(text) > self._max_line:
+            raise LineTooLong(self._max_line)
+        self._extend_head(text)
+        line, self._head = self._head, ""
+        if self._head_data:
+            self._in_block = True
+            self._add_data(line)
+        else:
+            self._line(line, events)
+        self._head_chars, self._head_data = 0, False
+        return after
+
+    def _line_by_line(self, block: bytes | bytearray, events: list[Event | Comment], skip: int) -> None:
+        """The slow road, for a block with invalid UTF-8 or a line that may pass the
+        limit: one line at a time (after the first ``skip``, already done), so that
+        the first failure in the stream is the one raised."""
+        try:
+            text, bad = block.decode("utf-8", self._errors), None
+        except UnicodeDecodeError as err:
+            text, bad = bytes(block[: err.start]).decode("utf-8"), err
+        *lines, partial = LINE_END.split(text)
+        for line in lines[skip:]:
+            if len(line) > self._max_line:
+                raise LineTooLong(self._max_line)
+            self._line(line, events)
+        if bad is not None:
+            self._invalid(bad, 0, partial)
+        self._offset += len(block)
+        self._set_room()
 
 
 def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:

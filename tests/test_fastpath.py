@@ -34,8 +34,9 @@ from sse_course import (
 from sse_course.classroom import harness
 from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
-from sse_course.events import Comment
-from sse_course.parser import HeldBytes
+from sse_course.decoding import Utf8Decoder
+from sse_course.events import Comment, EventAssembler
+from sse_course.lines import LineSplitter
 
 PROFILES = ("strict", "browser")
 FIXTURES = load_fixtures()
@@ -96,10 +97,11 @@ def soak_settings(examples: int) -> settings:
 
 
 class MissesBlankLineAcrossChunks(SSEParser):
-    """One bug: a blank line whose two line ends come in two chunks is not seen."""
+    """One bug: a CRLF split between two chunks is taken for two line ends."""
 
-    def _blank_across(self, first: int) -> bool:
-        return False
+    def feed(self, chunk: bytes) -> list[Event]:
+        self._cr = False
+        return super().feed(chunk)
 
 
 def test_equality_check_catches_a_parser_with_one_bug() -> None:
@@ -168,8 +170,15 @@ def chunked_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
     return raw, harness.chunks_of(raw, cuts)
 
 
+#: Every option: both limits (small, so that they fire), a starting ID, comments.
 LIMITS = st.fixed_dictionaries(
-    {}, optional={"max_line_chars": st.integers(1, 24), "max_event_chars": st.integers(1, 24)}
+    {},
+    optional={
+        "max_line_chars": st.integers(1, 24),
+        "max_event_chars": st.integers(1, 24),
+        "last_event_id": st.sampled_from(["", "7", "é"]),
+        "comments": st.booleans(),
+    },
 )
 
 
@@ -460,7 +469,7 @@ class RebuildsHeldBytes(SSEParser):
     """The quadratic mistake: the held bytes are copied on every chunk without a line end."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._held = HeldBytes(self._held)
+        self._held = bytearray(self._held)
         return super().feed(chunk)
 
 
@@ -527,9 +536,11 @@ def test_events_are_ordinary_events() -> None:
 
 # --- issue 10: the fast path's thresholds, and the defects found there ----------
 
-#: Chunk sizes where the fast path changes its mind: a few bytes, around 512,
-#: around PIECE_BYTES (64 KiB), and past it.
-SIZES = [1, 3, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
+#: Chunk sizes where the fast parser changes its mind: a few bytes (the BOM's three,
+#: ``data: ``'s six), a 37-byte read, around 512 and 4096 (a slice of a long line
+#: in many reads), around PIECE_BYTES (64 KiB: a chunk past it is fed in slices,
+#: held bytes past it get a look), and past it.
+SIZES = [1, 3, 6, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
 
 
 @st.composite
@@ -573,7 +584,9 @@ def threshold_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes], dict]:
             chunks.append(piece[at : at + step])
             at += step
     near = st.sampled_from([size, 2 * size - 1, 2 * size, 2 * size + 6, 3 * size]).map(lambda n: max(n, 1))
-    limits = draw(st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near}))
+    limits = draw(
+        st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near, "comments": st.booleans()})
+    )
     return b"".join(lines), chunks, limits
 
 
@@ -719,3 +732,117 @@ def test_comments_are_reported_when_their_line_ends() -> None:
     parser = SSEParser(comments=True)
     assert parser.feed(b": ping\n") == [Comment("ping")]
     assert parser.feed(b"data: a\n:x\n\n") == [Comment("x"), Event("message", "a")]
+
+
+# --- one owner for each piece of state ----------------------------------------------
+
+#: Streams on which the fast parser built on the stages went wrong: a long line that
+#: ends in a lone CR left "skip the next LF" set in the line splitter (two events
+#: merged, or reading a property changed the events), and a ``bytes`` subclass
+#: recursed forever. Each: (chunks, options, properties read between feeds).
+MERGED = [b"data: " + b"x" * 5000, b"\rdata: w\n\ndata: v\n", b"\n", b"data: u\n\n"]
+WITH_ID = [b"data: " + b"x" * 5000, b"\rid: 5\n", b"\n", b"data: z\n\n"]
+REPROS = [  # chunks, options, properties read, each feed's event data (the standard's)
+    (MERGED, {}, False, [[], ["x" * 5000 + "\nw"], ["v"], ["u"], []]),
+    (WITH_ID, {"comments": True}, False, [[], [], ["x" * 5000], ["z"], []]),
+    (MERGED, {}, True, [[], ["x" * 5000 + "\nw"], ["v"], ["u"], []]),
+    (WITH_ID, {}, True, [[], [], ["x" * 5000], ["z"], []]),
+]
+
+
+class Chunk(bytes):
+    """A ``bytes`` subclass, as a transport library may hand out."""
+
+
+def per_feed(parser: object, chunks: list[bytes], read_properties: bool) -> list:
+    """What each feed and close() return (or raise), properties read between feeds if asked."""
+    results = []
+    for chunk in [*chunks, None]:
+        if read_properties:
+            results.append(("properties", parser.retry, parser.last_event_id))  # type: ignore[attr-defined]
+        try:
+            results.append(parser.feed(chunk) if chunk is not None else parser.close())  # type: ignore[attr-defined]
+        except Exception as err:  # noqa: BLE001 - the outcome is compared
+            results.append((type(err).__name__, str(err)))
+            break
+    return results
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("case", range(len(REPROS)))
+def test_a_long_line_ended_by_a_lone_cr_keeps_events_apart(case: int, profile: str) -> None:
+    chunks, options, read, datas = REPROS[case]
+    expected = per_feed(LayeredSSEParser(profile, **options), chunks, read)
+    assert per_feed(SSEParser(profile, **options), chunks, read) == expected
+    assert [[e.data for e in step] for step in expected if isinstance(step, list)] == datas
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_bytes_subclass_is_a_chunk_like_bytes(profile: str) -> None:
+    chunks = [Chunk(b"data: a\n\n"), Chunk(b"data: b\r"), Chunk(b"\n\r\n"), Chunk(b"data: " + b"c" * 70000 + b"\n\n")]
+    expected = per_feed(LayeredSSEParser(profile), chunks, False)
+    assert per_feed(SSEParser(profile), chunks, False) == expected
+    assert [e.data[:1] for step in expected if isinstance(step, list) for e in step] == ["a", "b", "c"]
+
+
+def objects_reachable(root: object) -> list[object]:
+    """Every object ``root`` holds, through slots, ``__dict__``, and containers."""
+    seen, stack, found = set(), [root], []
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        found.append(obj)
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        elif isinstance(obj, dict):
+            stack.extend([*obj.keys(), *obj.values()])
+        elif not isinstance(obj, (str, bytes, bytearray, int, float, type(None))):
+            slots = [name for cls in type(obj).__mro__ for name in getattr(cls, "__slots__", ())]
+            stack.extend(getattr(obj, name) for name in slots if hasattr(obj, name))
+            stack.extend(getattr(obj, "__dict__", {}).values())
+    return found
+
+
+STAGE_TYPES = (LayeredSSEParser, Utf8Decoder, LineSplitter, EventAssembler)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_sse_parser_holds_no_stage_while_it_parses(profile: str) -> None:
+    """SSEParser owns all of its state: after feeds of every kind (a long line, a
+    split character, a CR at a chunk's end, held lines, a property read), nothing it
+    holds is a stage object or a LayeredSSEParser."""
+    parser = SSEParser(profile, comments=True)
+    for chunk in [b"\xef\xbb", b"\xbfdata: a\r", b"\n: c\nretry: 5\n", b"data: \xc3", b"\xa9" + b"x" * 70000, b"\r", b"\n\n"]:
+        parser.feed(chunk)
+        assert parser.retry in (None, 5)
+        held = objects_reachable(parser)
+        assert not [obj for obj in held if isinstance(obj, STAGE_TYPES)]
+    assert not hasattr(parser, "__dict__")  # slots only: no attribute can be added by mistake
+
+
+def test_the_holding_check_finds_a_stage_held_anywhere() -> None:
+    class HoldsAStage(SSEParser):
+        pass
+
+    parser = HoldsAStage()
+    parser.helper = [{"x": (LineSplitter(),)}]  # type: ignore[attr-defined]
+    assert [type(o) for o in objects_reachable(parser) if isinstance(o, STAGE_TYPES)] == [LineSplitter]
+
+
+def test_a_new_profile_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A profile added to profiles.PROFILES is honoured by both parsers with no other
+    change: here U+FFFD for invalid UTF-8, yet an error for a stream cut inside an event."""
+    from sse_course import profiles
+
+    monkeypatch.setitem(profiles.PROFILES, "mixed", profiles.Profile("mixed", "replace", True, "U+FFFD, strict end"))
+    raw = b"data: a\xff\n\ndata: b"
+    for cuts in harness.partitions(raw, ("whole", "single", "one_byte"), ()):
+        chunks = harness.chunks_of(raw, cuts)
+        expected, got = compared(lambda: LayeredSSEParser("mixed"), lambda: SSEParser("mixed"), chunks)
+        assert got == expected
+        assert expected[1].events == (Event("message", "a\ufffd"),)
+        assert expected[1].error[0] == "IncompleteStream"
+    with pytest.raises(ValueError, match="mixed"):
+        SSEParser("lenient")  # the refusal names the new profile among the known ones

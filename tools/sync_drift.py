@@ -42,9 +42,10 @@ def sync(path: Path, write: bool) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="list stale cells, change nothing")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="only these notebooks (default: every lesson)")
     args = parser.parse_args()
     any_stale = False
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for path in args.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb")):
         for name in sync(path, write=not args.check):
             any_stale = True
             print(f"{path.name}: {name}" + ("" if args.check else " (rewritten)"))

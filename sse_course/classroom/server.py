@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..parser import SSEParser
+from ..profiles import DEFAULT_PROFILE, PROFILES
 from .fixtures import get_fixture
 from .harness import chunks_of
 
@@ -429,7 +430,12 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--cuts", type=parse_cuts, default=[], help="byte offsets where writes end, e.g. 7,9")
     parser.add_argument("--pause", type=float, default=0.05, help="seconds between writes (default: %(default)s)")
     parser.add_argument("--drop-at", type=int, default=None, help="close the connection after this many bytes")
-    parser.add_argument("--profile", choices=("strict", "browser"), default="strict")
+    parser.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        default=DEFAULT_PROFILE,
+        help="; ".join(f"{name}: {rules.summary}" for name, rules in PROFILES.items()),
+    )
     parser.add_argument("--forever", action="store_true", help="keep serving (for curl) until Ctrl-C")
     return parser
 

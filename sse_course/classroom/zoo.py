@@ -35,14 +35,20 @@ from ..decoding import BOM, Utf8Decoder
 from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
 from ..events import Event, EventAssembler, split_field
 from ..lines import LineSplitter
-from ..layered import LayeredSSEParser, as_chunk, check_profile
+from ..layered import LayeredSSEParser, as_chunk
 from ..payloads import JSONPayloads
+from ..profiles import DEFAULT_PROFILE, PROFILES as PROFILE_RULES, get_profile
 
-PROFILES = frozenset({"strict", "browser"})
+#: Every profile: a member that is wrong whatever the policy is wrong in all of them.
+PROFILES = frozenset(PROFILE_RULES)
+#: The profiles where invalid UTF-8 raises (a decoder that hides it is wrong there).
+DECODE_ERRORS_RAISE = frozenset(name for name, rules in PROFILE_RULES.items() if rules.decode_errors == "strict")
+#: The profiles where an unfinished event is dropped silently at the end of the stream.
+END_DROPS_EVENT = frozenset(name for name, rules in PROFILE_RULES.items() if not rules.incomplete_is_error)
 
 
 def compose(
-    profile: str = "strict",
+    profile: str = DEFAULT_PROFILE,
     options: dict[str, Any] | None = None,
     *,
     decoder: Any = None,
@@ -82,13 +88,13 @@ class BuggyParser(LayeredParser):
     part: type | None = None
     wrong_in: frozenset[str] = PROFILES
 
-    def __init__(self, profile: str = "strict", **limits: int) -> None:
-        strict = check_profile(profile) == "strict"
-        super().__init__(  # type: ignore[arg-type]
+    def __init__(self, profile: str = DEFAULT_PROFILE, **limits: int) -> None:
+        rules = get_profile(profile)
+        super().__init__(
             profile,
-            decoder=self.Decoder("strict" if strict else "replace"),
-            splitter=self.Splitter(limits.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), strict),
-            assembler=self.Assembler(limits.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), strict),
+            decoder=self.Decoder(rules.decode_errors),
+            splitter=self.Splitter(limits.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), rules.incomplete_is_error),
+            assembler=self.Assembler(limits.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), rules.incomplete_is_error),
         )
 
 
@@ -466,8 +472,8 @@ _MEMBERS: list[tuple[str, str, type, frozenset[str]]] = [
     ("errors-ignore", "decoding", IgnoreErrors, PROFILES),
     ("bom-kept", "decoding", BomKept, PROFILES),
     ("bom-dropped-per-chunk", "decoding", BomDroppedPerChunk, PROFILES),
-    ("offset-without-pending", "decoding", OffsetWithoutPending, frozenset({"strict"})),
-    ("never-final", "decoding", NeverFinal, frozenset({"strict"})),
+    ("offset-without-pending", "decoding", OffsetWithoutPending, DECODE_ERRORS_RAISE),
+    ("never-final", "decoding", NeverFinal, DECODE_ERRORS_RAISE),
     ("lf-only", "lines", LfOnly, PROFILES),
     ("splitlines", "lines", Splitlines, PROFILES),
     ("cr-waits", "lines", CrWaits, PROFILES),
@@ -480,7 +486,7 @@ _MEMBERS: list[tuple[str, str, type, frozenset[str]]] = [
     ("event-type-stripped", "events", EventTypeStripped, PROFILES),
     ("dispatch-without-data", "events", DispatchWithoutData, PROFILES),
     ("trailing-lf-kept", "events", TrailingLfKept, PROFILES),
-    ("dispatch-at-eof", "events", DispatchAtEof, frozenset({"browser"})),
+    ("dispatch-at-eof", "events", DispatchAtEof, END_DROPS_EVENT),
     ("retry-int", "events", RetryInt, PROFILES),
     ("id-with-nul", "events", IdWithNul, PROFILES),
     ("id-reset-per-event", "events", IdResetPerEvent, PROFILES),
