@@ -95,7 +95,7 @@ def test_one_wrong_answer_fails_that_part_only_with_the_checks_first_line(report
     assert (code, stderr) == (1, ""), "a failing part makes the exit status 1"
     assert statuses(stdout) == ["failing", "passed"]
     failing = next(line for line in stdout.splitlines() if "[   failing   ]" in line)
-    assert re.search(r"\]\s.+: your \w+ is wrong: [A-Z ]+( \([a-z ]+\))?: \S", failing), failing  # part name: the verdict's headline
+    assert re.search(r"\]\s.+: your \w+( \([^)]*\))? is wrong: [A-Z ]+( \([a-z ]+\))?: \S", failing), failing  # part name: the verdict's headline
 
 
 # --- the contract, on cells made by hand ---------------------------------------------
