@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_ownership import Holder, WrapsTheCoursesCutter
+from test_rules import CutterCrWaits
 
 from sse_course.classroom import blocks
 from sse_course.classroom.blocks import BlockCutter
@@ -101,25 +103,6 @@ def test_a_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
 # --- the mutants: each rule the task states, broken once ----------------------
 
 
-class CrWaits(Solution):  # type: ignore[misc, valid-type]
-    """Waits for the next chunk after a CR, to see whether an LF follows."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.cr = b""
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        if not chunk:
-            return []
-        chunk, self.cr = self.cr + chunk, b""
-        if chunk.endswith(b"\r"):
-            chunk, self.cr = chunk[:-1], b"\r"
-        return super().feed(chunk)
-
-    def close(self) -> bytes:
-        return super().close() + self.cr
-
-
 class OnlyLfLf:
     """Finds only LF LF: a CR blank line never ends a block."""
 
@@ -151,7 +134,7 @@ class LosesTail(Solution):  # type: ignore[misc, valid-type]
 
 #: Each mutant, and the kind and direction of the check's verdict on it.
 MUTANTS = {
-    "waits-for-the-next-chunk-after-a-cr": (CrWaits, (Kind.MISSING, "late")),
+    "waits-for-the-next-chunk-after-a-cr": (CutterCrWaits, (Kind.MISSING, "late")),
     "forgets-the-dropped-lf-across-chunks": (
         solution_with("if self.after_cr and chunk.startswith(LF):", "if False:"), (Kind.EXTRA, "more")
     ),
@@ -192,39 +175,13 @@ class SplitterBased(LineSplitter):
         return [line.encode("latin-1") for line in super().feed(chunk.decode("latin-1"))]
 
 
-class ReferenceWrapper:
-    """Hands every call to the course's own cutter."""
-
-    def __init__(self) -> None:
-        self.inner = BlockCutter()
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return self.inner.feed(chunk)
-
-    def close(self) -> bytes:
-        return self.inner.close()
-
-
-class Holder:
-    """Names nothing of the package, but is handed one of its objects."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return self.inner.feed(chunk)
-
-    def close(self) -> bytes:
-        return self.inner.close()
-
-
 def handed(inner: Any = BlockCutter) -> Holder:
     return Holder(inner())
 
 
 NOT_YOURS = {
     "subclass": (SplitterBased, "your class is a subclass of sse_course.lines.LineSplitter"),
-    "wrapper": (ReferenceWrapper, "it runs sse_course.classroom.blocks.BlockCutter.__init__"),
+    "wrapper": (WrapsTheCoursesCutter, "it runs sse_course.classroom.blocks.BlockCutter.__init__"),
     "object-handed-in": (handed, "it runs sse_course.classroom.blocks.BlockCutter.__init__"),
     "the-reference-itself": (BlockCutter, "your class is a subclass of sse_course.classroom.blocks.BlockCutter"),
 }
