@@ -16,12 +16,12 @@ from sse_course.classroom.fixtures import get_fixture
 from sse_course.classroom.harness import find_failure, on_boundary, without_range
 from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
 from sse_course.decoding import Utf8Decoder
-from sse_course.events import EventAssembler, parse_retry, split_field
+from sse_course.events import EventAssembler
 from sse_course.lines import LineSplitter
 from sse_course.payloads import JSONPayloads
 
 from learner_code import ByteLines, Decoder
-from test_rules import CrWaits as ByteCrWaits, JsonLeaks, LfAfterCrKept, NoEndRequired, UnknownTypesRefused, cut_never_holds, encoder, int_retry, lstripped
+from test_rules import CrWaits as ByteCrWaits, JsonLeaks, LfAfterCrKept, NoEndRequired, UnknownTypesRefused, cut_never_holds, encoder
 
 #: Each layer's declaration, and the package's own layer (which the declarations
 #: accept; the public checks of "write X" tasks reject it as NOT YOURS, see test_ownership.py).
@@ -31,14 +31,6 @@ LAYER_CHECKS: dict[str, tuple[checks.StreamCheck, type]] = {
     "events": (checks.EVENT_ASSEMBLER, EventAssembler),
     "limits": (checks.LINE_LIMIT, LineSplitter),
 }
-
-#: The fixture lesson 07's solution gives (solutions/07-evidence.ipynb).
-OWN_FIXTURE = {
-    "about": "Spaces around an event type belong to it.",
-    "input": "event:  add \ndata: x\n\n",
-    "expect": {"events": [{"type": " add ", "data": "x"}]},
-}
-
 
 K = checks.Kind
 #: The kind and direction each layer check must state for each zoo member (the
@@ -287,8 +279,6 @@ def stub_function(*args: Any, **kwargs: Any) -> Any:
         (checks.check_line_limit, Stub),
         (checks.check_json_adapter, Stub),
         (checks.check_payloads, Stub),
-        (checks.check_split_finder, stub_function),
-        (checks.check_own_fixture, stub_function),
         (checks.check_safe_cut, stub_function),
         (checks.check_byte_lines, Stub),
         (checks.check_encoder, stub_function),
@@ -298,12 +288,6 @@ def stub_function(*args: Any, **kwargs: Any) -> Any:
 def test_stub_is_not_attempted_and_does_not_raise(check: Callable[[Any], None], stub: Any, capsys: pytest.CaptureFixture[str]) -> None:
     check(stub)
     assert capsys.readouterr().out.startswith("Not attempted yet: ")
-
-
-def test_fields_check_is_not_attempted_while_either_function_is_a_stub(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_fields(split_field, stub_function)
-    checks.check_fields(stub_function, parse_retry)
-    assert capsys.readouterr().out.count("Not attempted yet: ") == 2
 
 
 @pytest.mark.parametrize("name", ["json-error-leaks", "empty-data-skipped"])
@@ -317,52 +301,6 @@ def test_payload_pipeline_check_rejects_per_chunk_json(capsys: pytest.CaptureFix
     checks.check_payloads(lambda **config: checks.AdapterPipeline(JSONPayloads(**config)))
     checks.check_json_adapter(JSONPayloads)
     assert capsys.readouterr().out.count("Correct: ") == 2
-
-
-def test_split_cases_break_where_they_should() -> None:
-    """Each zoo parser in the lesson 01 cases breaks under some cut; SSEParser does not."""
-    for name, profile, raw in checks.SPLIT_CASES:
-        cut = checks.first_breaking_cut(checks._split_case_factory(name, profile), raw)
-        assert (cut is None) == (name == ""), name
-
-
-@pytest.mark.parametrize(
-    "finder",
-    [
-        lambda factory, raw: None,
-        lambda factory, raw: 1,
-        lambda factory, raw: checks.first_breaking_cut(factory, raw[:-1]),
-    ],
-)
-def test_split_finder_check_rejects_wrong_finders(finder: Callable[..., Any]) -> None:
-    message = rejection(lambda: checks.check_split_finder(finder))
-    assert "expected: " in message and " | " in message
-
-
-def test_split_finder_check_accepts_the_reference(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_split_finder(checks.first_breaking_cut)
-    assert capsys.readouterr().out.startswith("Correct: ")
-
-
-def test_own_fixture_accepted_when_right_and_catching(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_own_fixture(lambda: OWN_FIXTURE)
-    out = capsys.readouterr().out
-    assert out.startswith("Correct: ") and "which every shipped fixture misses" in out
-
-
-def test_own_fixture_rejected_when_its_expectation_is_wrong() -> None:
-    wrong = {**OWN_FIXTURE, "expect": {"events": [{"type": "add", "data": "x"}]}}
-    message = rejection(lambda: checks.check_own_fixture(wrong))
-    assert "your fixture expects: [('add'" in message and "the standard gives:   [(' add '" in message
-
-
-def test_own_fixture_rejected_when_it_does_not_catch_the_target() -> None:
-    message = rejection(lambda: checks.check_own_fixture({"input": "data: x\n\n", "expect": {"events": [{"data": "x"}]}}))
-    assert "passes it under every split" in message
-
-
-def test_own_fixture_rejected_when_malformed() -> None:
-    assert "format" in rejection(lambda: checks.check_own_fixture({"input": "data: x\n\n"}))
 
 
 def test_generated_streams_are_seeded_and_varied() -> None:
@@ -406,17 +344,6 @@ def test_byte_lines_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -> 
 
 def test_byte_lines_check_accepts_the_learners_own_splitter(capsys: pytest.CaptureFixture[str]) -> None:
     checks.check_byte_lines(ByteLines)
-    assert capsys.readouterr().out.startswith("Correct: ")
-
-
-@pytest.mark.parametrize("fields, shown", [((lstripped, parse_retry), "split_field('id:  x ')"), ((split_field, int_retry), "parse_retry('+5')")])
-def test_fields_check_rejects_each_function_on_its_shortest_case(fields: tuple, shown: str) -> None:
-    message = rejection(lambda: checks.check_fields(*fields))
-    assert shown in message and "WRONG VALUE" in message
-
-
-def test_fields_check_accepts_the_package(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_fields(split_field, parse_retry)
     assert capsys.readouterr().out.startswith("Correct: ")
 
 

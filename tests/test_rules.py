@@ -16,7 +16,6 @@ from sse_course.classroom import checks
 from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.zoo import PAYLOAD_ZOO
 from sse_course.errors import LineTooLong
-from sse_course.events import parse_retry, split_field
 from sse_course.payloads import JSONPayloads
 
 # --- exercise 02: safe_cut and the decoder ------------------------------------------
@@ -175,29 +174,7 @@ class Decodes(ByteLines):
         return super().feed(chunk.decode("utf-8").encode("utf-8"))
 
 
-# --- exercise 04: fields and the encoder ----------------------------------------------
-
-
-def split_every_colon(line: str) -> tuple[str, str]:
-    name, *values = line.split(":")
-    value = values[-1] if values else ""
-    return name, value[1:] if value.startswith(" ") else value
-
-
-def lstripped(line: str) -> tuple[str, str]:
-    name, _, value = line.partition(":")
-    return name, value.lstrip(" ")
-
-
-def no_colon_is_a_value(line: str) -> tuple[str, str]:
-    return ("", line) if ":" not in line else split_field(line)
-
-
-def int_retry(value: str) -> int | None:
-    try:
-        return int(value)
-    except ValueError:
-        return None
+# --- exercise 04: the encoder ----------------------------------------------------------
 
 
 def encoder(space: str = " ", split: bool = True, refuse: bool = True, fields: bool = True, end: str = "\n\n") -> Callable[..., bytes]:
@@ -413,12 +390,6 @@ MUTANTS: dict[str, dict[str, tuple[tuple, tuple[Kind, str]]]] = {
         "close-strict": ((NeverIncomplete,), (Kind.MISSING_ERROR, "none raised")),
         "close-browser": ((AlwaysIncomplete,), (Kind.WRONG_ERROR, "unexpected")),
         "bytes-only": ((Decodes,), (Kind.WRONG_ERROR, "unexpected")),
-    },
-    "check_fields": {
-        "first-colon": ((split_every_colon, parse_retry), (Kind.WRONG_VALUE, "")),
-        "one-space": ((lstripped, parse_retry), (Kind.WRONG_VALUE, "")),
-        "no-colon": ((no_colon_is_a_value, parse_retry), (Kind.WRONG_VALUE, "")),
-        "ascii-digits": ((split_field, int_retry), (Kind.WRONG_VALUE, "")),
     },
     "check_encoder": {
         "data-lines": ((encoder(split=False),), (Kind.WRONG_VALUE, "")),

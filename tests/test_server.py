@@ -16,11 +16,10 @@ import time
 import httpx
 import pytest
 
-from sse_course import Event, IncompleteStream, SSEError, SSEParser
+from sse_course import Event, IncompleteStream, SSEError
 from sse_course.classroom.fixtures import Fixture, get_fixture
 from sse_course.classroom.harness import Outcome, agrees, interesting_cuts
-from sse_course.classroom.checking import CheckFailed, Kind
-from sse_course.classroom.live import RESUME_POINT_RULES, check_resume_point, fetch
+from sse_course.classroom.recording import fetch
 from sse_course.classroom.server import SSEServer, main, planned_writes
 from sse_course.httpx_adapter import NotAnEventStream, aiter_sse, iter_sse, sse_headers
 
@@ -191,77 +190,6 @@ def test_the_command_line_demo_shows_writes_reads_and_events(capsys: pytest.Capt
         assert f"data={event.data!r}" in out
 
 
-# --- the check of exercise 08 tells right from wrong ---------------------------------
-
-
-def resume_right(url: str) -> tuple[list[Event], str]:
-    parser = SSEParser("browser")
-    events: list[Event] = []
-    with httpx.stream("GET", url, timeout=TIMEOUT) as response:
-        for chunk in response.iter_raw():
-            events += parser.feed(chunk)
-    return events + parser.close(), parser.last_event_id
-
-
-def resume_from_last_event(url: str) -> tuple[list[Event], str]:
-    """Bug: takes the ID from the last event, missing an ID committed by a data-less block."""
-    with httpx.stream("GET", url, timeout=TIMEOUT) as response:
-        events = list(iter_sse(response, profile="browser"))
-    return events, events[-1].last_event_id if events else ""
-
-
-def resume_strict(url: str) -> tuple[list[Event], str]:
-    """Bug: the strict profile raises on a dropped stream, losing the resume point."""
-    with httpx.stream("GET", url, timeout=TIMEOUT) as response:
-        events = list(iter_sse(response))
-    return events, events[-1].last_event_id if events else ""
-
-
-def resume_per_read(url: str) -> tuple[list[Event], str]:
-    """Bug: a fresh parser per read, as if a read were a whole message."""
-    events: list[Event] = []
-    last_id = ""
-    with httpx.stream("GET", url, timeout=TIMEOUT) as response:
-        for chunk in response.iter_raw():
-            parser = SSEParser("browser")
-            events += parser.feed(chunk) + parser.close()
-            last_id = parser.last_event_id or last_id
-    return events, last_id
-
-
-#: One mutant per rule exercise 08 states, and the kind and direction its verdict says.
-RESUME_POINT_MUTANTS = {
-    "committed-id": (resume_from_last_event, (Kind.WRONG_VALUE, "state")),
-    "drop-not-error": (resume_strict, (Kind.WRONG_ERROR, "unexpected")),
-    "one-parser": (resume_per_read, (Kind.WRONG_VALUE, "state")),
-}
-
-
-def test_every_rule_of_exercise_08_has_a_mutant() -> None:
-    assert set(RESUME_POINT_MUTANTS) == {rule.name for rule in RESUME_POINT_RULES}
-
-
-@pytest.mark.parametrize("rule", sorted(RESUME_POINT_MUTANTS))
-def test_the_exercise_check_rejects_a_wrong_resume_point(rule: str) -> None:
-    wrong, expected = RESUME_POINT_MUTANTS[rule]
-    with pytest.raises(CheckFailed, match="the server wrote") as caught:
-        check_resume_point(wrong)
-    assert (caught.value.verdict.kind, caught.value.verdict.direction) == expected, str(caught.value)
-
-
-def test_the_exercise_check_accepts_the_right_one(capsys: pytest.CaptureFixture[str]) -> None:
-    check_resume_point(resume_right)
-    assert "Correct: resume_point on" in capsys.readouterr().out
-
-
-def test_the_exercise_check_says_when_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
-    def stub(url: str) -> tuple[list[Event], str]:
-        raise NotImplementedError
-
-    check_resume_point(stub)
-    assert "Not attempted yet: resume_point" in capsys.readouterr().out
-
-
 @pytest.mark.parametrize("argv", [["--fixture", "utf8/no-such-fixture"], ["--cuts", "999"]])
 def test_the_command_line_demo_refuses_bad_arguments_plainly(
     argv: list[str], capsys: pytest.CaptureFixture[str]
@@ -326,16 +254,12 @@ def test_compresses_only_when_the_request_accepts_the_coding() -> None:
     assert coded.headers["content-encoding"] == "gzip" and coded.content == b"data: x\n\n"
 
 
-def test_server_and_live_do_not_import_each_other() -> None:
+def test_the_recording_client_does_not_import_the_server() -> None:
+    """The server's command line uses the recording client; the client must not need the server."""
     import ast
     import inspect
 
-    from sse_course.classroom import live, recording, server
+    from sse_course.classroom import recording
 
-    def imported(module: object) -> set[str]:
-        tree = ast.parse(inspect.getsource(module))
-        return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-
-    assert not {"live", "server"} & imported(recording)
-    assert "live" not in imported(server)
-    assert "server" in imported(live)
+    tree = ast.parse(inspect.getsource(recording))
+    assert "server" not in {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

@@ -39,7 +39,7 @@ import inspect
 import json
 import random
 import tracemalloc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -48,15 +48,12 @@ from .. import decoding, layered, lines, parser
 from ..decoding import Utf8Decoder
 from ..errors import DEFAULT_MAX_LINE_CHARS, LineTooLong, SSEError
 from .. import events as package_events
-from ..events import MAX_RETRY_MS, Event, EventAssembler
-from ..events import parse_retry as package_parse_retry
-from ..events import split_field as package_split_field
+from ..events import Event, EventAssembler
 from ..lines import LineSplitter
 from ..layered import PROFILES, LayeredSSEParser
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
 from . import blocks
-from . import fixtures as fixture_files
 from .checking import (
     CheckFailed,
     Kind,
@@ -74,6 +71,7 @@ from .checking import (
     guarded,
     in_order,
     not_yours,
+    regrouped,
     rules,
     trace,
     try_it,
@@ -84,20 +82,17 @@ from .harness import (
     Partition,
     as_event,
     chunks_of,
-    describe,
-    find_failure,
     partitions,
     reference_outcome,
-    run,
     show_split,
 )
-from .zoo import ZOO, compose
+from .zoo import compose
 
 __all__ = [
     "CheckFailed", "ContractError", "NotAttempted", "ProviderError", "try_it",
-    "check_block_cutter", "check_byte_lines", "check_decoder", "check_encoder", "check_event_assembler", "check_fields",
+    "check_block_cutter", "check_byte_lines", "check_decoder", "check_encoder", "check_event_assembler",
     "check_json_adapter", "check_line_limit", "check_line_splitter", "check_named_events",
-    "check_own_fixture", "check_parser", "check_payloads", "check_safe_cut", "check_split_finder",
+    "check_parser", "check_payloads", "check_safe_cut",
 ]
 
 #: Strategies for the generated streams (all but ``pairs``, to keep checks fast).
@@ -181,10 +176,10 @@ def event_trace(factory: Callable[[], Any], chunks: Iterable[Any]) -> Trace:
     return trace(factory, chunks, normalise=as_event)
 
 
-@functools.lru_cache(maxsize=1 << 17)
-def reference_trace(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
+@regrouped
+def reference_trace(chunks: list[bytes], profile: str, options: str) -> Trace:
     """What the package's layered parser gives: the oracle every parser check compares with."""
-    return event_trace(lambda: compose(profile, json.loads(options)), chunks_of(raw, cuts))
+    return event_trace(lambda: compose(profile, json.loads(options)), chunks)
 
 
 #: The fixture families that explain a layer's mistakes, searched first.
@@ -550,9 +545,9 @@ def line_trace(factory: Callable[[], Any], chunks: list) -> Trace:
     return trace(factory, chunks, normalise=bytes, state=no_state)
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def line_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
-    return line_trace(lambda: LatinLines(_strict(profile)), chunks_of(raw, cuts))
+@regrouped
+def line_oracle(chunks: list[bytes], profile: str, options: str) -> Trace:
+    return line_trace(lambda: LatinLines(_strict(profile)), chunks)
 
 
 #: The package's line splitting, which a "your own line splitter" task may not reach.
@@ -600,39 +595,6 @@ def field_lines() -> list[str]:
         text = fixture.raw.decode("utf-8", "replace")
         found.update(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     return sorted(found, key=lambda line: (len(line), line))
-
-
-RETRY_VALUES = ["0", "7", "0007", "5000", "+5", "-1", " 5", "5 ", "1_000", "1.5", "\u0663", "\u00b2", "\uff15", "", "x",
-                str(MAX_RETRY_MS), str(MAX_RETRY_MS + 1), "0" * 30 + "1", "9" * 5000]
-
-
-FIELDS_RULES = rules(
-    ("first-colon", "split_field cuts at the first colon only: the value may hold colons"),
-    ("one-space", "split_field drops one space after the colon, no more"),
-    ("no-colon", "a line with no colon is a field name with an empty value"),
-    ("ascii-digits", "parse_retry accepts ASCII digits only: no sign, space, underscore or other digits"),
-)
-
-
-@exercise("your split_field and parse_retry")
-def check_fields(split_field: Callable[[str], tuple], parse_retry: Callable[[str], Any]) -> str:
-    """Exercise 04, part 1: both functions against the package's, on every line
-    of every fixture and on the values ``int()`` and ``isdigit()`` get wrong."""
-    lines = field_lines()
-    for name, function, reference, cases in (
-        ("split_field", split_field, package_split_field, lines),
-        ("parse_retry", parse_retry, package_parse_retry, RETRY_VALUES),
-    ):
-        for value in cases:
-            expected = reference(value)
-            try:
-                got = attempted(function, value)
-            except Exception as err:  # a wrong function may raise: that is what it did
-                got = f"{type(err).__name__}: {str(err)[:80]}"
-            if got != expected:
-                shown = value if len(value) < 60 else value[:20] + f"... ({len(value)} characters)"
-                raise failed(f"your {name}", Kind.WRONG_VALUE, f"{name}({shown!r}) should be {expected!r}, yours is {got!r}.")
-    return f"agree with the standard on {len(lines)} field lines and {len(RETRY_VALUES)} retry values"
 
 
 ENCODER_RULES = rules(
@@ -822,111 +784,6 @@ def check_named_events(factory: Callable[[], Any]) -> str:
     return NAMED_EVENTS.verify(factory)
 
 
-# --- lesson 01: finding the split that breaks a parser ----------------------
-
-
-#: (zoo member, profile, stream): parsers that break under some single cut, and one that does not.
-SPLIT_CASES: list[tuple[str, str, bytes]] = [
-    ("decode-each-chunk", "browser", "data: caf\u00e9\n\n".encode()),
-    ("splitlines", "browser", b"data: a\r\ndata: b\r\n\r\n"),
-    ("bom-dropped-per-chunk", "strict", b"\xef\xbb\xbfdata:1\n\n\xef\xbb\xbfdata:2\n\ndata:3\n\n"),
-    ("", "browser", "data: caf\u00e9\r\n\r\ndata: b\r\r".encode()),
-]
-
-
-def first_breaking_cut(factory: Callable[[], Any], raw: bytes) -> int | None:
-    """The smallest single cut whose two reads give other events than one read."""
-    whole = run(factory, [raw])
-    return next((cut for cut in range(1, len(raw)) if run(factory, chunks_of(raw, (cut,))) != whole), None)
-
-
-@exercise("your split finder")
-def check_split_finder(find: Callable[[Callable[[], Any], bytes], int | None]) -> str:
-    """Lesson 01: ``find(factory, raw)`` returns the smallest cut at which two
-    reads give other events than one read, or ``None`` if no cut does."""
-    for name, profile, raw in SPLIT_CASES:
-        factory = _split_case_factory(name, profile)
-        expected = first_breaking_cut(factory, raw)
-        got = attempted(find, factory, raw)
-        if got != expected:
-            raise _split_failure(name or "SSEParser", profile, raw, expected, got, factory)
-    return f"finds the first breaking cut (or None) for {len(SPLIT_CASES)} parsers and streams"
-
-
-def _split_case_factory(name: str, profile: str) -> Callable[[], Any]:
-    cls = ZOO[name] if name else SSEParser
-    return lambda: cls(profile)
-
-
-def _split_failure(name: str, profile: str, raw: bytes, expected: int | None, got: Any, factory: Callable[[], Any]) -> CheckFailed:
-    if expected is None or got is None:
-        kind, direction = (Kind.EXTRA, "more") if expected is None else (Kind.MISSING, "never")
-    else:
-        kind, direction = Kind.WRONG_VALUE, "too high" if not isinstance(got, int) or got > expected else "too low"
-    shown = [f"{name}({profile!r}) on {raw!r}", f"expected: {expected}", f"     got: {got!r}"]
-    for label, cut in (("expected", expected), ("got", got)):
-        if isinstance(cut, int) and 0 < cut < len(raw):
-            outcome = run(factory, chunks_of(raw, (cut,)))
-            shown.append(f"  split at {cut} ({label}): {show_split(raw, (cut,))} gives {_events(outcome.events)}")
-    shown.append(f"  one read gives {_events(run(factory, [raw]).events)}")
-    return failed("your split finder", kind, f"the first breaking cut should be {expected}, yours is {got!r}.", "\n".join(shown), direction=direction)
-
-
-def _events(events: Iterable[Any]) -> str:
-    return "[" + ", ".join(repr((event.type, event.data)) for event in events) + "]"
-
-
-# --- lesson 07: a fixture of one's own --------------------------------------
-
-
-#: The zoo member the learner's fixture must catch: no shipped fixture does.
-TARGET = "event-type-stripped"
-
-
-def catches(factory: Callable[[], Any] | Callable[..., Any], fixtures: Iterable[Fixture]) -> Iterator[Fixture]:
-    """The fixtures on which ``factory(profile, **options)`` fails, in some profile."""
-    for fixture in fixtures:
-        if any(find_failure(lambda: factory(p, **fixture.options), fixture, p, shrink=False) for p in PROFILES):
-            yield fixture
-
-
-@exercise("your fixture")
-def check_own_fixture(spec: dict | Callable[[], dict]) -> str:
-    """Lesson 07: ``spec`` (or a function returning it) is one fixture in the
-    JSON files' format. It must be right (the package's parser agrees under
-    every partition, in both profiles) and catch the zoo member ``TARGET``."""
-    spec = attempted(spec) if callable(spec) else spec
-    family = {"family": "mine", "parser_version": __version__, "checked_under": sorted(GENERATED_STRATEGIES)}
-    try:
-        fixture = fixture_files.fixture_from_spec(family, {"name": "my-fixture", **spec})
-    except (KeyError, TypeError, ValueError) as err:
-        raise failed("your fixture", Kind.WRONG_VALUE, f"it is not in the fixtures' format ({type(err).__name__}: {err}).") from None
-    for profile in PROFILES:
-        failure = find_failure(lambda: SSEParser(profile, **fixture.options), fixture, profile, shrink=False)
-        if failure is not None:
-            raise failed(
-                "your fixture", Kind.WRONG_VALUE, "its expectation is not what the standard says.",
-                f"{failure.fixture} [{failure.profile}] under the split\n    {show_split(failure.raw, failure.cuts)}\n"
-                f"your fixture expects: {describe(failure.expected.events, failure.expected.error)}\n"
-                f"the standard gives:   {describe(failure.got.events, failure.got.error)} (the package's parser)"
-            )
-    target = ZOO[TARGET]
-    if not list(catches(target, [fixture])):
-        outcome = run(lambda: target("strict", **fixture.options), [fixture.raw])
-        raise failed(
-            "your fixture", Kind.MISSING, f"it is right, but {TARGET} passes it under every split.",
-            f"    {fixture.raw!r}\n{TARGET} gives {_events(outcome.events)}, as expected. Its docstring names its mistake.",
-            direction="never",
-        )
-    missed = not list(catches(target, load_fixtures()))
-    count = sum(len(partitions(fixture.raw, fixture.checked_under, fixture.cuts)) for _ in PROFILES)
-    return (
-        f"is right under {count} partitions in both profiles, and catches {TARGET}"
-        + (", which every shipped fixture misses" if missed else "")
-    )
-
-
-
 # --- exercise 09: blocks cut on the bytes -------------------------------------
 
 
@@ -1010,7 +867,6 @@ CHECK_RULES: dict[str, tuple[Rule, ...]] = {
     "check_safe_cut": SAFE_CUT_RULES,
     "check_decoder": DECODER.rules,
     "check_byte_lines": BYTE_LINES.rules,
-    "check_fields": FIELDS_RULES,
     "check_encoder": ENCODER_RULES,
     "check_line_limit": LINE_LIMIT.rules,
     "check_named_events": NAMED_EVENTS.rules,

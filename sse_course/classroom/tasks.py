@@ -44,7 +44,7 @@ from ..parser import SSEParser
 from ..decoding import Utf8Decoder
 from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
-from .checking import Kind, NotAttempted, NotYours, StreamCheck, Trace, Watch, attempted, exercise, failed, not_yours, rules, trace, watched
+from .checking import Kind, NotAttempted, NotYours, StreamCheck, Trace, Watch, attempted, exercise, failed, not_yours, regrouped, rules, trace, watched
 from .checking.compare import no_state
 from .fixtures import Fixture, fixture_from_spec, load_fixtures
 from .harness import Partition, as_event, chunks_of, describe, find_failure, interesting_cuts, run, show_split
@@ -260,9 +260,9 @@ def value_trace(factory: Callable[[], Any], chunks: list) -> Trace:
 # --- exercise 01 ---------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def json_lines_oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
-    return value_trace(JsonLines, chunks_of(raw, cuts))
+@regrouped
+def json_lines_oracle(chunks: list[bytes], profile: str, options: str) -> Trace:
+    return value_trace(JsonLines, chunks)
 
 
 JSON_LINES = StreamCheck(

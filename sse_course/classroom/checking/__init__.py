@@ -47,7 +47,7 @@ every failure with :func:`failed`, calls the learner through :func:`attempted`
 """
 
 from .compare import Difference, Trace, difference, show_trace, trace
-from .declare import Rule, StreamCheck, check_partitions, frozen_options, in_order, not_yours, rules
+from .declare import Rule, StreamCheck, check_partitions, frozen_options, in_order, not_yours, regrouped, rules
 from .learner import Guarded, guarded, watched
 from .ownership import NotYours, Watch
 from .printer import MIMETYPE, TOKEN_VARIABLE, emit, exercise, not_attempted, show, try_it
@@ -57,6 +57,6 @@ from .verdict import CheckFailed, Kind, NotAttempted, Status, Verdict, attempted
 __all__ = [
     "CheckFailed", "Difference", "Guarded", "Kind", "MIMETYPE", "NotAttempted", "NotYours", "Rule", "Status",
     "StreamCheck", "TOKEN_VARIABLE", "Trace", "Verdict", "Watch", "attempted", "check_partitions", "difference",
-    "emit", "exercise", "failed", "frozen_options", "guarded", "in_order", "not_attempted", "not_yours", "rules",
+    "emit", "exercise", "failed", "frozen_options", "guarded", "in_order", "not_attempted", "not_yours", "regrouped", "rules",
     "show", "show_trace", "shrink", "trace", "try_it", "watched",
 ]

@@ -78,6 +78,36 @@ def trace(
     return Trace(len(chunks), tuple(calls), tuple(states))
 
 
+def one_byte_reads(raw: bytes) -> list[bytes]:
+    """An empty read (its state is the state before the stream), then one read per byte."""
+    return [b"", *(raw[i : i + 1] for i in range(len(raw)))]
+
+
+def regroup(steps: Trace, cuts: tuple[int, ...]) -> Trace:
+    """The trace under ``cuts``, from ``steps``: the trace of :func:`one_byte_reads`.
+
+    Exact for an object whose output depends only on the bytes fed so far, not on
+    how they were cut: a read's items are its bytes' items, its state the state
+    after its last byte, and a read that holds the byte that raised raises, carrying
+    its earlier bytes' items. The package's parser is such an object (that is what
+    the course proves of it), so a check runs it once per stream, not once per split.
+    """
+    size = steps.reads - 1
+    bounds = [0, *cuts, size]
+    raised_at = len(steps.calls) if steps.error else None  # the step that raised: byte raised_at - 1
+    calls: list[tuple] = []
+    states: list[Any] = []
+    for a, b in zip(bounds, bounds[1:]):
+        if raised_at is not None and a < raised_at <= b:
+            carried = tuple(item for call in steps.calls[a + 1 : raised_at] for item in call) + steps.carried
+            return Trace(len(bounds) - 1, tuple(calls), tuple(states), steps.error, carried)
+        calls.append(tuple(item for call in steps.calls[a + 1 : b + 1] for item in call))
+        states.append(steps.states[b])
+    if raised_at == size + 1:  # close() raised
+        return Trace(len(bounds) - 1, tuple(calls), tuple(states), steps.error, steps.carried)
+    return Trace(len(bounds) - 1, (*calls, steps.calls[-1]), (*states, steps.states[-1]))
+
+
 def same_item(expected: Any, got: Any) -> bool:
     """Equal, on the fields a learner's event provides (a ``(type, data)`` pair is enough)."""
     if isinstance(expected, tuple) and isinstance(got, tuple) and len(got) >= 2:

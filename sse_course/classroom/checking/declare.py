@@ -9,6 +9,7 @@ shrinks the first difference, and raises it worded by the printer.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..fixtures import Fixture
 from ..harness import PAIRS_MAX_BYTES, Partition, chunks_of, interesting_cuts, partitions, show_split
-from .compare import Difference, Trace, difference, show_trace
+from .compare import Difference, Trace, difference, one_byte_reads, regroup, show_trace
 from .learner import guarded
 from .ownership import NotYours, Watch, direction_of
 from .shrink import shrink
@@ -45,6 +46,20 @@ def frozen_options(options: dict[str, Any]) -> str:
     import json
 
     return json.dumps(options, sort_keys=True)
+
+
+def regrouped(run: Callable[[list[bytes], str, str], Trace]) -> Oracle:
+    """An oracle from ``run(chunks, profile, options)``: the reference fed each stream
+    once, a byte per read, that trace regrouped for every split (:func:`regroup`).
+    Exact for a reference whose output depends only on the bytes fed so far; one
+    run per stream instead of one per split."""
+    steps = functools.lru_cache(maxsize=1 << 12)(lambda raw, profile, options: run(one_byte_reads(raw), profile, options))
+
+    @functools.wraps(run)
+    def oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
+        return regroup(steps(raw, profile, options), cuts)
+
+    return oracle
 
 
 def check_partitions(fixture: Fixture) -> list[Partition]:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,8 @@ from typing import Any
 HOLD_DEPTH = 2
 #: Learner calls watched with the profiler: enough for the first fixtures, no cost after.
 WATCHED_CALLS = 3000
+#: The block a call runs in when nothing is watched.
+UNWATCHED = nullcontext()
 
 
 def _name(thing: Any) -> str:
@@ -126,14 +128,17 @@ class Watch:
         self.reached: list[str] = []
         self.budget = budget
 
-    @contextmanager
-    def inside(self) -> Iterator[None]:
-        """Watch the calls made inside this block (the learner's call)."""
+    def inside(self) -> AbstractContextManager[None]:
+        """Watch the calls made inside this block (the learner's call), while
+        the budget lasts; after that, or with nothing to watch, a block costs nothing."""
         rule = self.rule
         if rule is None or not (rule.files or rule.codes or rule.builtins) or self.reached or self.budget <= 0:
-            yield
-            return
+            return UNWATCHED
         self.budget -= 1
+        return self._profiled(rule)
+
+    @contextmanager
+    def _profiled(self, rule: NotYours) -> Iterator[None]:
         before = sys.getprofile()
 
         def profile(frame: types.FrameType, event: str, arg: Any) -> None:

@@ -1,0 +1,65 @@
+"""The checks' references run each stream once, a byte per read, and regroup that
+trace for every split (``regrouped`` in sse_course/classroom/checking/declare.py).
+That is exact only for a reference whose output depends on the bytes fed so far,
+never on where the reads were cut: here each regrouped reference is compared
+with a direct run under splits of every kind, and a reference that does depend on
+the cuts is shown to fail that comparison."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sse_course.classroom import checks, tasks
+from sse_course.classroom.checking import StreamCheck, Trace, frozen_options, regrouped
+from sse_course.classroom.harness import chunks_of, partitions
+from sse_course.classroom.zoo import ZOO
+
+#: Splits of every shape: one read, one byte per read, each interesting cut, all of
+#: them at once, seeded random ones, and empty reads at both ends.
+SAMPLED = ("whole", "one_byte", "interesting", "random")
+
+#: Every check whose reference is regrouped, with the fixtures it runs.
+REGROUPED = {check.what: check for check in (checks.PARSER, checks.BYTE_LINES, tasks.JSON_LINES)}
+
+
+def disagreements(check: StreamCheck) -> list[tuple[str, str, tuple[int, ...]]]:
+    """Each (fixture, profile, split) where the regrouped reference differs from a direct run."""
+    direct = check.reference.__wrapped__
+    found = []
+    for fixture in check.fixtures():
+        splits = [*partitions(fixture.raw, SAMPLED), (0, len(fixture.raw))]
+        for profile in check.profiles:
+            options = frozen_options(fixture.options)
+            for cuts in splits:
+                if check.reference(fixture.raw, cuts, profile, options) != direct(chunks_of(fixture.raw, cuts), profile, options):
+                    found.append((fixture.id, profile, cuts))
+    return found
+
+
+@pytest.mark.parametrize("what", sorted(REGROUPED))
+def test_a_regrouped_reference_is_the_direct_run_under_every_sampled_split(what: str) -> None:
+    assert disagreements(REGROUPED[what]) == []
+
+
+def test_the_comparison_fails_for_a_reference_that_depends_on_the_cuts() -> None:
+    """A parser that decodes each read on its own breaks every character a cut
+    splits: one byte per read breaks them all, so regrouping its trace is wrong."""
+
+    @regrouped
+    def per_read(chunks: list[bytes], profile: str, options: str) -> Trace:
+        return checks.event_trace(lambda: ZOO["decode-each-chunk"](profile, **json.loads(options)), chunks)
+
+    utf8 = [fixture for fixture in checks.PARSER.fixtures() if fixture.family == "utf8"]
+    found = disagreements(StreamCheck("per-read", (), lambda: utf8, checks.PARSER.build, per_read, checks.event_trace))
+    assert ("utf8/emoji-token-stream", "browser", ()) in found, found[:5]
+
+
+def test_a_read_that_raises_carries_the_events_its_earlier_bytes_completed() -> None:
+    """The regrouped error path: an event, then an invalid byte, in one read."""
+    raw = b"data: a\n\n\xff"
+    trace = checks.reference_trace(raw, (), "strict", "{}")
+    assert trace.calls == () and trace.error == ("DecodeError", 9)
+    assert [event[:2] for event in trace.carried] == [("message", "a")]
+    assert trace == checks.reference_trace.__wrapped__([raw], "strict", "{}")
