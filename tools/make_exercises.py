@@ -98,6 +98,7 @@ def exercise_of(solution: nbformat.NotebookNode, name: str) -> nbformat.Notebook
         if SOLUTION_TAG in cell.get("metadata", {}).get("tags", []):
             continue
         copy = nbformat.from_dict(dict(cell))
+        copy.metadata.pop("execution", None)  # the solution run's timings: not the exercise's
         if copy.cell_type == "code":
             copy.source = stub_source(cell.source, f"{name}, cell {index}")
             copy.outputs = []
@@ -133,7 +134,8 @@ def structure(notebook: nbformat.NotebookNode) -> list[tuple]:
 def execute(notebook: nbformat.NotebookNode) -> None:
     from nbclient import NotebookClient
 
-    NotebookClient(notebook, timeout=TIMEOUT_SECONDS, kernel_name=KERNEL, resources={"metadata": {"path": str(EXERCISES)}}).execute()
+    client = NotebookClient(notebook, timeout=TIMEOUT_SECONDS, kernel_name=KERNEL, record_timing=False, resources={"metadata": {"path": str(EXERCISES)}})
+    client.execute()  # no timing metadata: a re-run with the same outputs writes the same file
 
 
 def solution_paths(names: list[str]) -> list[Path]:

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def execute(path: Path) -> tuple[Path, str]:
     """Run one notebook in place; the error text, or "" if it ran."""
-    command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace", str(path)]
+    command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--inplace",
+               "--ExecutePreprocessor.record_timing=False", str(path)]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, cwd=path.parent)
     return path, "" if result.returncode == 0 else result.stderr.strip().splitlines()[-1]
 
