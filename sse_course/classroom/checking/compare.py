@@ -217,9 +217,11 @@ def show_error(error: tuple) -> str:
     return error[0] + ("" if error[1] is None else f" at byte {error[1]}")
 
 
-def show_trace(found: Trace) -> str:
-    """Each call's items, then the error with the items it carried, as one line
-    (so that two traces that differ never print alike)."""
+def show_trace(found: Trace, states: bool = False) -> str:
+    """Each call's items, then the error with the items it carried, as one line;
+    with ``states``, the parser's (last_event_id, retry) after each call too, so
+    that two traces that differ only there do not print alike."""
     calls = "[" + ", ".join("[" + ", ".join(repr(item) for item in call) + "]" for call in found.calls) + "]"
     carried = f" carrying [{', '.join(repr(item) for item in found.carried)}]" if found.carried else ""
-    return calls + (f" then {show_error(found.error)}{carried}" if found.error else "")
+    shown = calls + (f" then {show_error(found.error)}{carried}" if found.error else "")
+    return shown + (f"; (last_event_id, retry) after each call: {list(found.states)}" if states else "")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..fixtures import Fixture
 from ..harness import PAIRS_MAX_BYTES, Partition, chunks_of, interesting_cuts, partitions, show_split
-from .compare import Difference, Trace, difference, one_byte_reads, regroup, show_trace
+from .compare import NO_STATE, Difference, Trace, difference, one_byte_reads, regroup, show_trace
 from .learner import guarded
 from .ownership import NotYours, Watch, direction_of
 from .shrink import shrink
@@ -188,11 +188,12 @@ def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, 
     settings = ", ".join([profile] * bool(profile) + [f"{name}={value!r}" for name, value in fixture.options.items()])
     shortened = "" if raw == fixture.raw else ", shortened"
     reads = len(chunks_of(raw, cuts))
+    states = expected.states != got.states and NO_STATE not in (*expected.states, *got.states)
     return (
         f"fixture {fixture.id}{shortened}{f' [{settings}]' if settings else ''}{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
         f"    {show_split(raw, cuts)}\n"
         f"each feed(), then close():\n"
-        f"expected: {show_trace(expected)}\n     got: {show_trace(got)}"
+        f"expected: {show_trace(expected, states)}\n     got: {show_trace(got, states)}"
     )
 
 
