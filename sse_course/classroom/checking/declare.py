@@ -113,10 +113,11 @@ class StreamCheck:
         make = guarded(factory, self.empty, watch)
         fixtures = self.fixtures()
         count = 0
+        runs = [(fixture, profile, self.partitions(fixture)) for fixture in fixtures for profile in self.profiles]
         with reference_parts(factory, self.parts):
-            for fixture in fixtures:
-                for profile in self.profiles:
-                    count += self._verify_fixture(make, fixture, profile, watch)
+            for few in (True, False):  # every fixture whole and cut once, then the many-cut splits
+                for fixture, profile, chosen in runs:
+                    count += self._verify_fixture(make, fixture, profile, watch, [c for c in chosen if (len(c) <= 1) == few])
         if self.says is not None:
             return self.says(fixtures, count)
         shipped = sum(fixture.family != "generated" for fixture in fixtures)
@@ -134,7 +135,7 @@ class StreamCheck:
         if self.not_yours is not None and (reason := self.not_yours.subclassed(factory)):
             raise not_yours(self.what, self.not_yours, reason)
 
-    def _verify_fixture(self, make: Callable[..., Any], fixture: Fixture, profile: str, watch: Watch) -> int:
+    def _verify_fixture(self, make: Callable[..., Any], fixture: Fixture, profile: str, watch: Watch, chosen: list[Partition]) -> int:
         options = frozen_options(fixture.options)
 
         def run(raw: bytes, cuts: Partition) -> Trace:
@@ -143,7 +144,6 @@ class StreamCheck:
         def fails(raw: bytes, cuts: Partition) -> Difference | None:
             return difference(self.reference(raw, cuts, profile, options), run(raw, cuts), self.noun)
 
-        chosen = self.partitions(fixture)
         for cuts in chosen:
             found = fails(fixture.raw, cuts)
             if watch.reached:
