@@ -172,6 +172,8 @@ def items_difference(where: str, expected: list, got: list, total_e: list, total
 def difference(expected: Trace, got: Trace, noun: str = "event") -> Difference | None:
     """The first thing a caller would see differ, or None: items read by read,
     the state after each call, then the error (class and offset)."""
+    if expected == got:
+        return None
     so_far_e: list = []
     so_far_g: list = []
     for i, (call_e, call_g) in enumerate(zip(expected.calls, got.calls)):

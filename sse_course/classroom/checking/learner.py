@@ -36,6 +36,16 @@ class Guarded:
                 err.completed = self._empty
             raise
 
+    @property
+    def last_event_id(self) -> Any:
+        """Read after every call (what a reconnecting client sends): spelled out, not
+        left to ``__getattr__``, whose failed lookup first costs more than the read."""
+        return self._target.last_event_id
+
+    @property
+    def retry(self) -> Any:
+        return self._target.retry
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._target, name)
 
