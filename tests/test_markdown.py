@@ -19,7 +19,9 @@ tables, as JupyterLab's renderer reads them), and fails on:
 - **a lesson without further reading**: every lesson but the closing page has a
   ``## Further reading`` section with at least one link out of the course;
 - **a cheat-sheet example that is not true**: the ``>>>`` examples of ``docs/cheat-sheet.md``
-  run as doctests.
+  run as doctests;
+- **a verdict kind no check says**: a list of three or more capitalised words naming what a
+  check reports (``MISSING, EXTRA, WRONG VALUE``) holds only kinds the checks use.
 
 Times, prerequisites and titles are not compared here: ``course.toml`` states them once and
 ``tools/course.py`` writes them into the pages (``tests/test_course.py`` runs its ``--check``).
@@ -203,6 +205,29 @@ def doctest_failures(text: str, name: str) -> int:
 
 
 PAGES = list(pages())
+
+
+#: Three or more capitalised names in a row, as pages list a check's verdict kinds.
+KIND_LIST = re.compile(r"[A-Z]{3,}(?:\s+[A-Z]{3,})?(?:,\s+(?:or\s+)?[A-Z]{3,}(?:\s+[A-Z]{3,})?){2,}")
+
+
+def unknown_kinds(markdown: str) -> list[str]:
+    """Names in a list of verdict kinds that are no :class:`Kind` of the checks."""
+    from sse_course.classroom.checking import Kind
+
+    known = {kind.value for kind in Kind}
+    listed = [" ".join(name.split()).removeprefix("or ") for found in KIND_LIST.findall(markdown) for name in re.split(r",\s+", found)]
+    return [name for name in listed if name not in known]
+
+
+def test_pages_list_only_the_kinds_checks_say() -> None:
+    found = {str(path.relative_to(ROOT)): unknown for path, parts in PAGES if (unknown := unknown_kinds("\n".join(parts)))}
+    assert found == {}
+
+
+def test_a_kind_no_check_says_is_rejected() -> None:
+    assert unknown_kinds("which way (LATE, MISSING, EXTRA, WRONG VALUE, EXTRA ERROR)") == ["LATE", "EXTRA ERROR"]
+    assert unknown_kinds("a kind (MISSING, EXTRA, WRONG VALUE, WRONG ERROR, MISSING ERROR, or NOT YOURS when") == []
 
 
 @pytest.mark.parametrize("path, parts", PAGES, ids=[str(p.relative_to(ROOT)) for p, _ in PAGES])
