@@ -53,6 +53,7 @@ from ..lines import LineSplitter
 from ..layered import PROFILES, LayeredSSEParser
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
+from ..profiles import get_profile
 from . import blocks
 from .checking import (
     CheckFailed,
@@ -192,7 +193,8 @@ LAYER_FAMILIES = {
 
 
 def _strict(profile: str) -> bool:
-    return profile == "strict"
+    """A layer's ``strict`` argument in ``profile``: does an unfinished line or event raise at the end?"""
+    return get_profile(profile).incomplete_is_error
 
 
 def in_slot(slot: str, arguments: Callable[[str, dict[str, Any]], dict[str, Any]]) -> Callable[..., Any]:
