@@ -15,6 +15,7 @@ browser is a failure.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -23,6 +24,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import symtable
 import sys
 import time
 from collections.abc import Iterator
@@ -62,7 +64,7 @@ WIDGET_ERRORS = (
     "Error rendering output",
 )
 STARTUP_SECONDS = 90
-RUN_ALL_SECONDS = 180
+RUN_SECONDS = 180
 REACT_SECONDS = 15
 MS = 1000
 
@@ -75,6 +77,56 @@ def explorer_cells(path: Path) -> list[int]:
 
 def notebooks_with_explorers(folder: Path = NOTEBOOKS) -> list[Path]:
     return [path for path in sorted(folder.glob("*.ipynb")) if explorer_cells(path)]
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def shows_widget(cell: dict) -> bool:
+    """Tagged ``explorer``, or a widget in the outputs nbval stored from a top-to-bottom run."""
+    outputs = cell.get("outputs", [])
+    return "explorer" in cell["metadata"].get("tags", []) or any(WIDGET_VIEW in out.get("data", {}) for out in outputs)
+
+
+def global_reads(table: symtable.SymbolTable) -> set[str]:
+    """The module-level names a cell's code reads, in any of its scopes."""
+    top = table.get_type() == "module"
+    reads = {sym.get_name() for sym in table.get_symbols() if sym.is_referenced() and (top or sym.is_global())}
+    return reads.union(*(global_reads(child) for child in table.get_children()))
+
+
+def reads_and_binds(source: str) -> tuple[set[str], set[str]]:
+    """The module-level names a cell reads, and those it binds: assigns, imports, defines,
+    or changes an item or attribute of (``table["k"] = v`` changes ``table``)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    code = TransformerManager().transform_cell(source)  # magics become Python
+    table = symtable.symtable(code, "<cell>", "exec")
+    binds = {sym.get_name() for sym in table.get_symbols() if sym.is_assigned() or sym.is_imported()}
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Subscript | ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            while isinstance(node, ast.Subscript | ast.Attribute):
+                node = node.value
+            binds.update([node.id] if isinstance(node, ast.Name) else [])
+    return global_reads(table), binds
+
+
+def cells_to_run(path: Path) -> list[int]:
+    """The cells that show a widget, and, going up from them, every cell that binds a name
+    a chosen cell reads. A cell runs after the ones above it and never needs one below
+    (the course runs top to bottom), so these run in order as the learner's would;
+    the rest, which nbval runs, cannot change what the widgets are given."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = [(i, cell) for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
+    chosen = {i for i, cell in code if shows_widget(cell)}
+    last = max(chosen, default=-1)
+    wanted: set[str] = set()
+    for i, cell in reversed(code):
+        reads, binds = reads_and_binds("".join(cell["source"]))
+        if i in chosen or (i < last and binds & wanted):
+            chosen.add(i)
+            wanted |= reads
+    return sorted(chosen)
 
 
 def require_browser() -> None:
@@ -104,16 +156,6 @@ class Lab:
     token: str
     root: Path
 
-    def tree(self, name: str) -> str:
-        """The notebook's URL in a workspace of its own, so no other notebook's tab is restored."""
-        return f"{self.url}lab/workspaces/{Path(name).stem}/tree/{name}?token={self.token}"
-
-    def end_sessions(self) -> None:
-        """Shut down every kernel, so finished notebooks do not load the machine."""
-        with httpx.Client(base_url=self.url, params={"token": self.token}, timeout=10) as client:
-            for session in client.get("api/sessions").json():
-                client.delete(f"api/sessions/{session['id']}")
-
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -140,7 +182,7 @@ def running_lab(source: Path, home: Path) -> Iterator[Lab]:
         str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
         "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={lab.token}",
         f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={home / 'settings'}",
-        f"--LabApp.workspaces_dir={home / 'workspaces'}",
+        f"--LabApp.workspaces_dir={home / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
     ]  # fmt: skip
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_CONFIG_DIR": str(home / "config")}
     with (home / "lab.log").open("wb") as log:
@@ -173,9 +215,15 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 @pytest.fixture(scope="module")
-def browser(lab: Lab) -> Iterator[Any]:
+def app(lab: Lab) -> Iterator[Any]:
+    """One Chromium page with the JupyterLab app loaded once; each test opens its notebook as a tab."""
     with launched_browser() as browser:
-        yield browser
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(REACT_SECONDS * MS)
+        page.goto(f"{lab.url}lab?token={lab.token}", timeout=STARTUP_SECONDS * MS)
+        page.wait_for_function("() => window.jupyterapp !== undefined", timeout=STARTUP_SECONDS * MS)
+        page.evaluate("async () => { await window.jupyterapp.restored; }")
+        yield page
 
 
 def wait_until_up(lab: Lab, process: subprocess.Popen, log: Path) -> None:
@@ -208,42 +256,55 @@ def stop(process: subprocess.Popen) -> None:
 
 # --- one notebook in the browser ----------------------------------------------------
 
+#: Open a notebook as a tab of the loaded app, wait for its kernel, select the given
+#: cells and run them (Run > Run Selected Cells, which runs them in order): resolves to
+#: the tab's id and whether every one of them ran. Rejects after ``seconds``.
+OPEN_AND_RUN = """async ([path, indexes, seconds]) => {
+    const app = window.jupyterapp;
+    const run = async () => {
+        const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+        await panel.context.ready;
+        await panel.sessionContext.ready;
+        await panel.sessionContext.session.kernel.info;
+        app.shell.activateById(panel.id);
+        const notebook = panel.content;
+        const cells = indexes.map(i => notebook.widgets[i]);
+        notebook.activeCellIndex = indexes[0];
+        notebook.deselectAll();
+        cells.forEach(cell => notebook.select(cell));
+        const ran = await app.commands.execute('notebook:run-cell');
+        return [panel.id, ran === true && cells.every(cell => cell.model.executionCount !== null)];
+    };
+    const late = new Promise((_, reject) => setTimeout(() => reject(new Error(`${path}: not run within ${seconds} s`)), seconds * 1000));
+    return Promise.race([run(), late]);
+}"""
+#: Close every notebook tab (disposed: no "save changes?" dialog) once its kernel is shut down.
+CLOSE_ALL = """async () => {
+    const panels = [...window.jupyterapp.shell.widgets('main')].filter(w => w.sessionContext);
+    await Promise.all(panels.map(panel => panel.sessionContext.shutdown()));
+    panels.forEach(panel => panel.dispose());
+}"""
 
-def run_all_cells(page) -> None:
-    """Menu Run > Run All Cells, then wait until every code cell has run (or one failed:
-    Run All stops there, and :func:`output_errors` reports it)."""
-    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=STARTUP_SECONDS * MS)
-    page.locator("#jp-main-statusbar").get_by_text("Idle").first.wait_for(timeout=STARTUP_SECONDS * MS)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];
-            const failed = document.querySelector('.jp-Notebook [data-mime-type="application/vnd.jupyter.stderr"]');
-            return failed !== null || (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent)));
-        }""",
-        timeout=RUN_ALL_SECONDS * MS,
-    )
 
-
-def output_errors(page, settle_seconds: float) -> list[str]:
+def output_errors(notebook, settle_seconds: float) -> list[str]:
     """Widget errors, widgets that never finish loading, and tracebacks, in any output area."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     try:
-        page.wait_for_function(
-            "() => !document.querySelector('.jp-Notebook').innerText.includes('Loading widget...')",
+        notebook.page.wait_for_function(
+            "(notebook) => !notebook.innerText.includes('Loading widget...')",
+            arg=notebook.element_handle(),
             timeout=settle_seconds * MS,
         )
         loading = []
     except PlaywrightTimeoutError:
         loading = [f"widget error: a widget still shows 'Loading widget...' after {settle_seconds} s"]
-    texts = page.locator(".jp-Notebook .jp-OutputArea").all_inner_texts()
+    texts = notebook.locator(".jp-OutputArea").all_inner_texts()
     found = [f"widget error: {text[:300]}" for text in texts for marker in WIDGET_ERRORS if marker in text]
-    for error_view in page.locator(".jp-Notebook .jupyter-widgets-error-widget").all():
+    for error_view in notebook.locator(".jupyter-widgets-error-widget").all():
         error_view.click()  # ipywidgets 8 shows its message only after a click
         found.append(f"widget error: {error_view.inner_text()[:300]}")
-    stderr = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+    stderr = notebook.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
     return loading + found + [f"stderr/traceback: {text[:300]}" for text in stderr.all_inner_texts()]
 
 
@@ -273,30 +334,28 @@ def move_slider(page, cell, react_seconds: float) -> None:
 
 
 def check_notebook(
-    browser, lab: Lab, name: str, explorers: list[int], screenshot: Path, react_seconds: float = REACT_SECONDS
+    page, name: str, runs: list[int], explorers: list[int], screenshot: Path, react_seconds: float = REACT_SECONDS
 ) -> None:
-    """Open, run all, check outputs, move each explorer's slider, check outputs again;
-    save a screenshot (also on failure)."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.set_default_timeout(REACT_SECONDS * MS)
+    """In the loaded app: open, run the cells ``runs``, check outputs, move each explorer's
+    slider, check outputs again; save a screenshot (also on failure), close the tab."""
     try:
-        page.goto(lab.tree(name), timeout=STARTUP_SECONDS * MS)
-        run_all_cells(page)
-        assert output_errors(page, react_seconds) == []
-        cells = page.locator(".jp-Notebook .jp-Cell")
+        tab, ran = page.evaluate(OPEN_AND_RUN, [name, runs, RUN_SECONDS])
+        notebook = page.locator(f"#{tab} .jp-Notebook")
+        assert output_errors(notebook, react_seconds) == []
+        assert ran, f"not every one of the cells {runs} ran"
+        cells = notebook.locator(".jp-Cell")
         for index in explorers:
             move_slider(page, cells.nth(index), react_seconds)
-        assert output_errors(page, react_seconds) == []  # a moved slider's callback may fail too
+        assert output_errors(notebook, react_seconds) == []  # a moved slider's callback may fail too
     finally:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot))
-        page.close()
-        lab.end_sessions()
+        page.evaluate(CLOSE_ALL)
 
 
 @pytest.mark.parametrize("path", notebooks_with_explorers(), ids=lambda path: path.stem)
-def test_explorers_render_and_react_in_jupyterlab(browser, lab: Lab, path: Path) -> None:
-    check_notebook(browser, lab, path.name, explorer_cells(path), ARTIFACTS / f"{path.stem}.png")
+def test_explorers_render_and_react_in_jupyterlab(app, path: Path) -> None:
+    check_notebook(app, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{path.stem}.png")
 
 
 # --- the check itself rejects broken explorers -----------------------------------------
@@ -322,16 +381,24 @@ view = {"model_id": "no-such-model", "version_major": 2, "version_minor": 0}
 display({"application/vnd.jupyter.widget-view+json": view}, raw=True)"""
 
 
-def write_notebook(path: Path, *sources: str) -> list[int]:
-    """A notebook whose first cell is an explorer; return the explorer cell indexes."""
+def write_notebook(path: Path, explorer: str, *widgets: str) -> None:
+    """A notebook: an explorer, then cells that show a widget, stored as a lesson stores
+    them (with the widget output of the top-to-bottom run, so the check runs them too)."""
     import nbformat
 
-    cells = [nbformat.v4.new_code_cell(source) for source in sources]
-    cells[0].metadata["tags"] = ["explorer"]
+    stored = {WIDGET_VIEW: {"model_id": "stored", "version_major": 2, "version_minor": 0}, "text/plain": "widget"}
+    cells = [nbformat.v4.new_code_cell(explorer, metadata={"tags": ["explorer"]})] + [
+        nbformat.v4.new_code_cell(source, outputs=[nbformat.v4.new_output("display_data", data=stored)])
+        for source in widgets
+    ]
     kernelspec = {"name": "python3", "display_name": "Python 3"}
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernelspec})
-    nbformat.write(notebook, path)
-    return explorer_cells(path)
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), path)
+
+
+def check_written(app, lab: Lab, name: str, *sources: str, react_seconds: float = REACT_SECONDS) -> None:
+    path = lab.root / f"{name}.ipynb"
+    write_notebook(path, *sources)
+    check_notebook(app, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{name}.png", react_seconds)
 
 
 #: Broken notebooks, each with the message the check must fail with.
@@ -344,17 +411,14 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("broken", BROKEN)
-def test_the_browser_check_rejects_a_broken_explorer(browser, lab: Lab, broken: str) -> None:
+def test_the_browser_check_rejects_a_broken_explorer(app, lab: Lab, broken: str) -> None:
     sources, message = BROKEN[broken]
-    explorers = write_notebook(lab.root / f"broken-{broken}.ipynb", *sources)
-    screenshot = ARTIFACTS / f"broken-{broken}.png"
     with pytest.raises(Exception, match=message):
-        check_notebook(browser, lab, f"broken-{broken}.ipynb", explorers, screenshot, react_seconds=3)
+        check_written(app, lab, f"broken-{broken}", *sources, react_seconds=2)
 
 
-def test_the_browser_check_accepts_a_working_explorer(browser, lab: Lab) -> None:
-    explorers = write_notebook(lab.root / "working.ipynb", WORKING)
-    check_notebook(browser, lab, "working.ipynb", explorers, ARTIFACTS / "working-explorer.png")
+def test_the_browser_check_accepts_a_working_explorer(app, lab: Lab) -> None:
+    check_written(app, lab, "working-explorer", WORKING)
 
 
 @pytest.mark.parametrize("ci,outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
