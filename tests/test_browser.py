@@ -2,12 +2,14 @@
 
 nbval proves a notebook's outputs; it cannot prove that a widget renders in the
 browser ("Error displaying widget" is how a notebook course most often breaks
-for its users). This test starts JupyterLab on 127.0.0.1 with a token, opens
-every lesson that has a cell tagged ``explorer`` (on a copy, so the repository's
-notebooks are never saved over), runs all cells, and for each explorer: its
-slider is visible, no output shows a widget error, and moving the slider with
-the keyboard changes the rendered view. A screenshot per notebook goes to
-``test-artifacts/``.
+for its users). This test starts JupyterLab on 127.0.0.1 with a token, loads
+the app once in one Chromium page, and opens in it, as a tab with a kernel of
+its own, every lesson that has a cell tagged ``explorer`` (on a copy, so the
+repository's notebooks are never saved over). It runs the cells that show a
+widget and those they read from (:func:`cells_to_run`; nbval runs them all),
+and for each explorer: its slider is visible, no output shows a widget error,
+and moving the slider with the keyboard changes the rendered view. A
+screenshot per notebook goes to ``test-artifacts/``.
 
 Locally the test skips when Chromium is absent; with ``CI=true`` a missing
 browser is a failure.
@@ -69,10 +71,14 @@ REACT_SECONDS = 15
 MS = 1000
 
 
+def is_explorer(cell: dict) -> bool:
+    return "explorer" in cell.get("metadata", {}).get("tags", [])
+
+
 def explorer_cells(path: Path) -> list[int]:
     """Indexes of the cells tagged ``explorer``."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    return [i for i, cell in enumerate(cells) if "explorer" in cell.get("metadata", {}).get("tags", [])]
+    return [i for i, cell in enumerate(cells) if is_explorer(cell)]
 
 
 def notebooks_with_explorers(folder: Path = NOTEBOOKS) -> list[Path]:
@@ -84,8 +90,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 def shows_widget(cell: dict) -> bool:
     """Tagged ``explorer``, or a widget in the outputs nbval stored from a top-to-bottom run."""
-    outputs = cell.get("outputs", [])
-    return "explorer" in cell["metadata"].get("tags", []) or any(WIDGET_VIEW in out.get("data", {}) for out in outputs)
+    return is_explorer(cell) or any(WIDGET_VIEW in output.get("data", {}) for output in cell.get("outputs", []))
 
 
 def global_reads(table: symtable.SymbolTable) -> set[str]:
@@ -112,18 +117,18 @@ def reads_and_binds(source: str) -> tuple[set[str], set[str]]:
 
 
 def cells_to_run(path: Path) -> list[int]:
-    """The cells that show a widget, and, going up from them, every cell that binds a name
-    a chosen cell reads. A cell runs after the ones above it and never needs one below
-    (the course runs top to bottom), so these run in order as the learner's would;
-    the rest, which nbval runs, cannot change what the widgets are given."""
+    """The cells that show a widget and, going up from them, every cell that binds a name
+    a chosen cell reads. A lesson runs top to bottom, so a cell needs only cells above it;
+    run in order, these give each widget what a learner's top-to-bottom run gives it.
+    The rest, which nbval runs, bind nothing the widgets read (a change made only by a
+    method call, ``items.append(x)``, is not seen as binding ``items``)."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     code = [(i, cell) for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
     chosen = {i for i, cell in code if shows_widget(cell)}
-    last = max(chosen, default=-1)
-    wanted: set[str] = set()
+    wanted: set[str] = set()  # read by a chosen cell below the one at hand
     for i, cell in reversed(code):
         reads, binds = reads_and_binds("".join(cell["source"]))
-        if i in chosen or (i < last and binds & wanted):
+        if i in chosen or binds & wanted:
             chosen.add(i)
             wanted |= reads
     return sorted(chosen)
@@ -278,10 +283,12 @@ OPEN_AND_RUN = """async ([path, indexes, seconds]) => {
     const late = new Promise((_, reject) => setTimeout(() => reject(new Error(`${path}: not run within ${seconds} s`)), seconds * 1000));
     return Promise.race([run(), late]);
 }"""
-#: Close every notebook tab (disposed: no "save changes?" dialog) once its kernel is shut down.
-CLOSE_ALL = """async () => {
-    const panels = [...window.jupyterapp.shell.widgets('main')].filter(w => w.sessionContext);
-    await Promise.all(panels.map(panel => panel.sessionContext.shutdown()));
+#: Close every notebook tab (disposed: no "save changes?" dialog) and have the server
+#: shut its kernel down; the next notebook need not wait for that.
+CLOSE_ALL = """() => {
+    const app = window.jupyterapp;
+    const panels = [...app.shell.widgets('main')].filter(w => w.sessionContext?.session);
+    panels.forEach(panel => void app.serviceManager.sessions.shutdown(panel.sessionContext.session.id));
     panels.forEach(panel => panel.dispose());
 }"""
 
@@ -419,6 +426,30 @@ def test_the_browser_check_rejects_a_broken_explorer(app, lab: Lab, broken: str)
 
 def test_the_browser_check_accepts_a_working_explorer(app, lab: Lab) -> None:
     check_written(app, lab, "working-explorer", WORKING)
+
+
+def test_the_cells_to_run_are_those_that_show_a_widget_and_what_they_read(tmp_path: Path) -> None:
+    import nbformat
+
+    widget = nbformat.v4.new_output("display_data", data={WIDGET_VIEW: {"model_id": "m"}, "text/plain": "w"})
+    sources = [
+        "base = 2",  # read by the body of scale
+        "slow = sum(range(10))",  # not read: the explorer's slow is its comprehension's own
+        "def scale(x: int) -> int:\n    return x * base",  # read by the explorer
+        "settings = {}",  # read by the explorer
+        "settings['cut'] = 3",  # changes what the explorer reads
+        "import math\nimport ipywidgets as w\n%time print(slow)",  # read by the last widget; a magic
+        "[slow for slow in range(2)]\nexplorer(scale(settings['cut']))",  # the explorer
+        "base = 3",  # between two widgets, read by neither
+        "w.HTML(str(math.pi))",  # shows a widget (its stored output says so)
+        "base = scale(1)",  # below every widget
+    ]
+    cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    cells[6].metadata["tags"] = ["explorer"]
+    cells[8].outputs = [widget]
+    cells.insert(1, nbformat.v4.new_markdown_cell("base = 5"))
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / "n.ipynb")
+    assert cells_to_run(tmp_path / "n.ipynb") == [0, 3, 4, 5, 6, 7, 9]
 
 
 @pytest.mark.parametrize("ci,outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
