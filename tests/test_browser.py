@@ -155,10 +155,20 @@ def require_browser() -> None:
 
 @dataclass
 class Lab:
-    """A running JupyterLab: its base URL, token, and the folder it serves."""
+    """A started JupyterLab: its base URL, token, the folder it serves, its process and log."""
 
     url: str
     token: str
+    root: Path
+    process: subprocess.Popen
+    log: Path
+
+
+@dataclass
+class App:
+    """The JupyterLab app loaded in a Chromium page, and the folder its server serves."""
+
+    page: Any
     root: Path
 
 
@@ -177,15 +187,15 @@ def write_settings(folder: Path) -> None:
 
 @contextmanager
 def running_lab(source: Path, home: Path) -> Iterator[Lab]:
-    """JupyterLab on 127.0.0.1 serving a copy of ``source``; killed on leaving."""
+    """JupyterLab on 127.0.0.1 serving a copy of ``source``, started (:func:`wait_until_up`
+    waits until it answers); killed on leaving."""
     root = home / "notebooks"
     shutil.copytree(source, root)
     write_settings(home / "settings")
-    port = free_port()
-    lab = Lab(f"http://127.0.0.1:{port}/", secrets.token_hex(16), root)
+    port, token = free_port(), secrets.token_hex(16)
     command = [
         str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
-        "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={lab.token}",
+        "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={home / 'settings'}",
         f"--LabApp.workspaces_dir={home / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
     ]  # fmt: skip
@@ -193,8 +203,7 @@ def running_lab(source: Path, home: Path) -> Iterator[Lab]:
     with (home / "lab.log").open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
-            wait_until_up(lab, process, home / "lab.log")
-            yield lab
+            yield Lab(f"http://127.0.0.1:{port}/", token, root, process, home / "lab.log")
         finally:
             stop(process)
 
@@ -213,36 +222,31 @@ def launched_browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+    """JupyterLab, and its app loaded once in one Chromium page; each test opens its notebook as a tab."""
     require_browser()
-    with running_lab(NOTEBOOKS, tmp_path_factory.mktemp("lab")) as lab:
-        yield lab
-
-
-@pytest.fixture(scope="module")
-def app(lab: Lab) -> Iterator[Any]:
-    """One Chromium page with the JupyterLab app loaded once; each test opens its notebook as a tab."""
-    with launched_browser() as browser:
+    with running_lab(NOTEBOOKS, tmp_path_factory.mktemp("lab")) as lab, launched_browser() as browser:
+        wait_until_up(lab)  # Chromium started meanwhile
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(REACT_SECONDS * MS)
         page.goto(f"{lab.url}lab?token={lab.token}", timeout=STARTUP_SECONDS * MS)
         page.wait_for_function("() => window.jupyterapp !== undefined", timeout=STARTUP_SECONDS * MS)
         page.evaluate("async () => { await window.jupyterapp.restored; }")
-        yield page
+        yield App(page, lab.root)
 
 
-def wait_until_up(lab: Lab, process: subprocess.Popen, log: Path) -> None:
+def wait_until_up(lab: Lab) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        if lab.process.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {lab.process.returncode}:\n{lab.log.read_text()[-3000:]}")
         try:
             if httpx.get(f"{lab.url}api/status", params={"token": lab.token}, timeout=2).status_code == 200:
                 return
         except httpx.TransportError:
             pass
         time.sleep(0.25)
-    pytest.fail(f"JupyterLab did not answer within {STARTUP_SECONDS} s:\n{log.read_text()[-3000:]}")
+    pytest.fail(f"JupyterLab did not answer within {STARTUP_SECONDS} s:\n{lab.log.read_text()[-3000:]}")
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -283,13 +287,13 @@ OPEN_AND_RUN = """async ([path, indexes, seconds]) => {
     const late = new Promise((_, reject) => setTimeout(() => reject(new Error(`${path}: not run within ${seconds} s`)), seconds * 1000));
     return Promise.race([run(), late]);
 }"""
-#: Close every notebook tab (disposed: no "save changes?" dialog) and have the server
+#: Close the notebook's tab (disposed: no "save changes?" dialog) and have the server
 #: shut its kernel down; the next notebook need not wait for that.
-CLOSE_ALL = """() => {
+CLOSE = """(path) => {
     const app = window.jupyterapp;
-    const panels = [...app.shell.widgets('main')].filter(w => w.sessionContext?.session);
-    panels.forEach(panel => void app.serviceManager.sessions.shutdown(panel.sessionContext.session.id));
-    panels.forEach(panel => panel.dispose());
+    const panel = [...app.shell.widgets('main')].find(w => w.context?.path === path);
+    if (panel?.sessionContext.session) void app.serviceManager.sessions.shutdown(panel.sessionContext.session.id);
+    panel?.dispose();
 }"""
 
 
@@ -357,12 +361,12 @@ def check_notebook(
     finally:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot))
-        page.evaluate(CLOSE_ALL)
+        page.evaluate(CLOSE, name)
 
 
 @pytest.mark.parametrize("path", notebooks_with_explorers(), ids=lambda path: path.stem)
-def test_explorers_render_and_react_in_jupyterlab(app, path: Path) -> None:
-    check_notebook(app, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{path.stem}.png")
+def test_explorers_render_and_react_in_jupyterlab(app: App, path: Path) -> None:
+    check_notebook(app.page, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{path.stem}.png")
 
 
 # --- the check itself rejects broken explorers -----------------------------------------
@@ -402,10 +406,10 @@ def write_notebook(path: Path, explorer: str, *widgets: str) -> None:
     nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), path)
 
 
-def check_written(app, lab: Lab, name: str, *sources: str, react_seconds: float = REACT_SECONDS) -> None:
-    path = lab.root / f"{name}.ipynb"
+def check_written(app: App, name: str, *sources: str, react_seconds: float = REACT_SECONDS) -> None:
+    path = app.root / f"{name}.ipynb"
     write_notebook(path, *sources)
-    check_notebook(app, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{name}.png", react_seconds)
+    check_notebook(app.page, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{name}.png", react_seconds)
 
 
 #: Broken notebooks, each with the message the check must fail with.
@@ -418,14 +422,14 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("broken", BROKEN)
-def test_the_browser_check_rejects_a_broken_explorer(app, lab: Lab, broken: str) -> None:
+def test_the_browser_check_rejects_a_broken_explorer(app: App, broken: str) -> None:
     sources, message = BROKEN[broken]
     with pytest.raises(Exception, match=message):
-        check_written(app, lab, f"broken-{broken}", *sources, react_seconds=2)
+        check_written(app, f"broken-{broken}", *sources, react_seconds=2)
 
 
-def test_the_browser_check_accepts_a_working_explorer(app, lab: Lab) -> None:
-    check_written(app, lab, "working-explorer", WORKING)
+def test_the_browser_check_accepts_a_working_explorer(app: App) -> None:
+    check_written(app, "working-explorer", WORKING)
 
 
 def test_the_cells_to_run_are_those_that_show_a_widget_and_what_they_read(tmp_path: Path) -> None:
