@@ -227,12 +227,23 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     require_browser()
     with running_lab(NOTEBOOKS, tmp_path_factory.mktemp("lab")) as lab, launched_browser() as browser:
         wait_until_up(lab)  # Chromium started meanwhile
+        start_kernels(lab, [path.name for path in notebooks_with_explorers()] + [f"{name}.ipynb" for name in WRITTEN])
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(REACT_SECONDS * MS)
         page.goto(f"{lab.url}lab?token={lab.token}", timeout=STARTUP_SECONDS * MS)
         page.wait_for_function("() => window.jupyterapp !== undefined", timeout=STARTUP_SECONDS * MS)
         page.evaluate("async () => { await window.jupyterapp.restored; }")
         yield App(page, lab.root)
+
+
+def start_kernels(lab: Lab, names: list[str]) -> None:
+    """A kernel for each notebook, started now, side by side, while the app loads: a notebook
+    that JupyterLab opens is connected to the running session of its path (nothing has run
+    in that kernel before the notebook's cells)."""
+    with httpx.Client(base_url=lab.url, params={"token": lab.token}, timeout=STARTUP_SECONDS) as client:
+        for name in names:
+            session = {"path": name, "name": name, "type": "notebook", "kernel": {"name": "python3"}}
+            client.post("api/sessions", json=session).raise_for_status()
 
 
 def wait_until_up(lab: Lab) -> None:
@@ -419,6 +430,8 @@ BROKEN = {
     "missing-widget-model": ([WORKING, MISSING_MODEL], "Loading widget|model not found"),
     "widget-library-not-installed": ([WORKING, UNKNOWN_MODULE], "no-such-widget-library"),
 }
+#: The notebooks the tests below write, by name.
+WRITTEN = [*(f"broken-{broken}" for broken in BROKEN), "working-explorer"]
 
 
 @pytest.mark.parametrize("broken", BROKEN)
