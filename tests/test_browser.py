@@ -278,7 +278,8 @@ def stop(process: subprocess.Popen) -> None:
 
 #: Open a notebook as a tab of the loaded app, wait for its kernel, select the given
 #: cells and run them (Run > Run Selected Cells, which runs them in order): resolves to
-#: the tab's id and whether every one of them ran. Rejects after ``seconds``.
+#: the tab's id, whether the run succeeded, and the cells' execution counts. Rejects
+#: after ``seconds``.
 OPEN_AND_RUN = """async ([path, indexes, seconds]) => {
     const app = window.jupyterapp;
     const run = async () => {
@@ -293,7 +294,7 @@ OPEN_AND_RUN = """async ([path, indexes, seconds]) => {
         notebook.deselectAll();
         cells.forEach(cell => notebook.select(cell));
         const ran = await app.commands.execute('notebook:run-cell');
-        return [panel.id, ran === true && cells.every(cell => cell.model.executionCount !== null)];
+        return [panel.id, ran === true, cells.map(cell => cell.model.executionCount)];
     };
     const late = new Promise((_, reject) => setTimeout(() => reject(new Error(`${path}: not run within ${seconds} s`)), seconds * 1000));
     return Promise.race([run(), late]);
@@ -361,10 +362,11 @@ def check_notebook(
     """In the loaded app: open, run the cells ``runs``, check outputs, move each explorer's
     slider, check outputs again; save a screenshot (also on failure), close the tab."""
     try:
-        tab, ran = page.evaluate(OPEN_AND_RUN, [name, runs, RUN_SECONDS])
+        tab, ran, counts = page.evaluate(OPEN_AND_RUN, [name, runs, RUN_SECONDS])
         notebook = page.locator(f"#{tab} .jp-Notebook")
         assert output_errors(notebook, react_seconds) == []
-        assert ran, f"not every one of the cells {runs} ran"
+        in_order = list(range(1, len(runs) + 1))  # each ran once, in order, in a kernel where nothing ran before
+        assert ran and counts == in_order, f"cells {runs} ran: {ran}, execution counts {counts}, not {in_order}"
         cells = notebook.locator(".jp-Cell")
         for index in explorers:
             move_slider(page, cells.nth(index), react_seconds)
@@ -429,6 +431,7 @@ BROKEN = {
     "view-never-changes": ([EXPLORER.replace("{observe}", "")], "Timeout"),
     "missing-widget-model": ([WORKING, MISSING_MODEL], "Loading widget|model not found"),
     "widget-library-not-installed": ([WORKING, UNKNOWN_MODULE], "no-such-widget-library"),
+    "explorer-needs-a-name-not-run": ([WORKING.replace("w.VBox", "print(never_bound)\nw.VBox")], "NameError"),
 }
 #: The notebooks the tests below write, by name.
 WRITTEN = [*(f"broken-{broken}" for broken in BROKEN), "working-explorer"]
