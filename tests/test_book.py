@@ -102,9 +102,9 @@ class Explorer:
 
 class Page(HTMLParser):
     """One built page as written: what the checks need, and its kind (``features``): each
-    element's tag with each of its classes (a cell's own tags, ``tag_*``, aside: nothing styles or
-    runs on them, but on the explorer's), and each script, its file or its text (the page's name
-    left out). Pages of one kind run the same code on the same shapes of element."""
+    element's tag with each of its classes (but for a code block's tokens, and a cell's own tags,
+    ``tag_*``, but the explorer's: nothing runs on them), and each script, its file or its text
+    (the page's name left out). Pages of one kind run the same code on the same shapes of element."""
 
     def __init__(self, path: str, html: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -124,8 +124,9 @@ class Page(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = {name: value or "" for name, value in attrs}
         classes = set(attributes.get("class", "").split())
-        self.features |= {(tag, name) for name in classes or {""} if not name.startswith("tag_") or name == "tag_explorer"}
         inside = self.enter(tag, classes)
+        if "pre" not in inside:  # highlighted code's tokens are for the stylesheet only
+            self.features |= {(tag, name) for name in classes or {""} if not name.startswith("tag_") or name == "tag_explorer"}
         if "id" in attributes:
             self.ids.add(attributes["id"])
         if tag == "a" and "name" in attributes:
@@ -135,10 +136,10 @@ class Page(HTMLParser):
             self.open.append((tag, inside))
 
     def enter(self, tag: str, classes: set[str]) -> frozenset[str]:
-        """What an element opened here is inside: the main content, the sidebar, an explorer cell,
-        its output, its drawn view (whose elements it counts)."""
+        """What an element opened here is inside: the main content, the sidebar, a code block, an
+        explorer cell, its output, its drawn view (whose elements it counts)."""
         inside = set(self.open[-1][1] if self.open else ())
-        if tag == "main" or tag == "nav" and "bd-docs-nav" in classes:
+        if tag in ("main", "pre") or tag == "nav" and "bd-docs-nav" in classes:
             inside.add(tag)
         if "tag_explorer" in classes:
             self.explorers.append(Explorer())
@@ -315,17 +316,17 @@ def check_titles(report: Report, pages: dict[str, Page]) -> None:
 
 
 def pages_to_open(pages: dict[str, Page]) -> list[str]:
-    """A page of each part of the book (each top-level page, the first of each folder), every
-    page with an explorer (its drawing's size needs layout), then pages until every feature of
-    every page (see :class:`Page`) is on a page opened."""
-    parts = {path.partition("/")[0]: path for path in sorted(pages, reverse=True)}
-    chosen = list(dict.fromkeys([*sorted(parts.values()), *(path for path, page in pages.items() if page.explorers)]))
+    """The home and search pages, every page with an explorer (its drawing's size needs layout),
+    pages until every feature of every page (see :class:`Page`) is on a page opened, and the
+    first page of each part of the book (a top-level page, a folder) that none of these is in."""
+    chosen = [path for path, page in pages.items() if path in ("index.html", "search.html") or page.explorers]
     covered = set().union(*(pages[path].features for path in chosen))
     while left := {path: page.features - covered for path, page in pages.items() if page.features - covered}:
         path = max(sorted(left), key=lambda path: len(left[path]))
         chosen.append(path)
         covered |= pages[path].features
-    return chosen
+    parts = {path.partition("/")[0]: path for path in sorted(pages, reverse=True)}
+    return chosen + [path for part, path in sorted(parts.items()) if part not in {path.partition("/")[0] for path in chosen}]
 
 
 def check_site(browser: Any, folder: Path, search: tuple[str, str] | None = None) -> tuple[Report, dict[str, Page], list[str]]:
