@@ -1,16 +1,21 @@
 """The book builds from the repository and every page of it works in headless Chromium.
 
 ``tools/build_book.py`` (Sphinx) is built once into a temporary folder that
-already holds a user's file, served on 127.0.0.1, and every ``.html`` file it
-wrote is opened in one browser, in sequence. A page fails when it has no main
-content, logs a console error (or a page error), asks for anything outside the
-local server (a CDN script works online and breaks offline, so it is refused
-even when a network is there), links to a local page or anchor that does not
-exist, has no sidebar or a sidebar link to no page, shows an explorer cell
-(tagged ``explorer``) as nothing, weighs over 1 MB, inlines its CSS, names a
-favicon that is not there, or shares its title with another page. The search
-page must find a term from a lesson. Small broken pages show that the checker
-flags each of these.
+already holds a user's file. Every ``.html`` file it wrote is read with a
+parser: a page fails when it has no main content, links to a local page or
+anchor that does not exist, has no sidebar or a sidebar link to no page, shows
+an explorer cell (tagged ``explorer``) as nothing, fetches anything from
+outside the book (a CDN script works online and breaks offline), weighs over
+1 MB, inlines its CSS, names a favicon that is not there, or shares its title
+with another page. Then the book is served on 127.0.0.1 and opened in one
+browser, page after page: a page of each part, every page with an explorer,
+and pages until every kind of element and every script of the book has been on
+a page opened (pages of one kind run the same code on the same shapes of
+element, and each page costs the browser most of a second). A page opened
+fails when it logs a console error (or a page error), asks for anything
+outside the local server (refused even when a network is there), or shows no
+main text or an explorer with no height. The search page must find a term from
+a lesson. Small broken pages show that the checker flags each of these.
 
 Locally the test skips without Chromium; with ``CI=true`` that is a failure
 (the rule of ``tests/test_browser.py``, whose helpers it shares).
@@ -22,16 +27,18 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import socket
 import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urldefrag
+from urllib.parse import quote, unquote, urldefrag, urljoin
 
 import nbformat
 import pytest
@@ -51,23 +58,20 @@ MAX_PAGE_BYTES = 1_000_000
 MAX_INLINE_CSS = 20_000
 #: A term that one lesson defines, and that lesson's page: the search must list it.
 SEARCH_TERM, SEARCH_PAGE = "LineSplitter", "notebooks/03-text-to-lines.html"
-#: What the browser reports about one page: its title, visible main text, every
-#: anchor target it holds, every link, the sidebar's links, favicons, the size of
-#: its inline CSS, and each explorer cell's drawn view.
-INSPECT = """() => {
-    const main = document.querySelector('main');
-    const ids = [...document.querySelectorAll('[id]')].map(e => e.id)
-        .concat([...document.querySelectorAll('a[name]')].map(e => e.name));
-    const hrefs = selector => [...document.querySelectorAll(selector)].map(a => a.href);
-    const explorers = [...document.querySelectorAll('.tag_explorer')].map(cell => {
-        const view = cell.querySelector('.cell_output .explorer-view');
-        const box = view ? view.getBoundingClientRect() : {height: 0};
-        return {height: box.height, elements: view ? view.querySelectorAll('*').length : 0};
-    });
-    const css = [...document.querySelectorAll('style')].reduce((n, s) => n + s.textContent.length, 0);
-    return {title: document.title, main: main ? main.innerText.trim() : null, ids, links: hrefs('a[href]'),
-            sidebar: hrefs('nav.bd-docs-nav a[href]'), icons: hrefs('link[rel~="icon"]'), css, explorers};
-}"""
+#: Where the parser places the book to resolve its pages' links (never fetched).
+BOOK = "http://book.invalid/"
+#: Elements that make the browser fetch what their attribute names (a <link> only for these ``rel``).
+FETCHED = {"script": "src", "img": "src", "iframe": "src", "source": "src", "audio": "src", "video": "src",
+           "embed": "src", "track": "src", "object": "data", "link": "href"}  # fmt: skip
+FETCHED_LINKS = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", "manifest", "apple-touch-icon"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+#: What the browser reports about a page it opened: its shown main text, and each explorer
+#: cell's drawn view's height (both need layout, which the parser has not).
+RENDERED = """() => ({
+    main: (document.querySelector('main')?.innerText ?? '').trim().length,
+    explorers: [...document.querySelectorAll('.tag_explorer')].map(cell =>
+        cell.querySelector('.cell_output .explorer-view')?.getBoundingClientRect().height ?? 0),
+})"""
 #: The search page's verdict once it has finished, and the pages it lists.
 SEARCH_DONE = "() => /^(Search finished|Your search did not match)/.test(document.querySelector('.search-summary')?.innerText ?? '')"
 SEARCH_RESULTS = "() => [...document.querySelectorAll('#search-results a[href]')].map(a => a.href)"
@@ -80,10 +84,112 @@ class Report:
     problems: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, page: str, problem: str) -> None:
-        self.problems.setdefault(page, []).append(problem)
+        found = self.problems.setdefault(page, [])
+        if problem not in found:  # the parser and the browser may both see it
+            found.append(problem)
 
     def lines(self) -> list[str]:
         return [f"{page}: {problem}" for page, found in sorted(self.problems.items()) for problem in found]
+
+
+@dataclass
+class Explorer:
+    """An explorer cell as written: whether its output holds a drawn view, and how many elements that has."""
+
+    view: bool = False
+    elements: int = 0
+
+
+class Page(HTMLParser):
+    """One built page as written: what the checks need, and its kind (``features``): each
+    element's tag with each of its classes (but for a code block's tokens, and a cell's own tags,
+    ``tag_*``, but the explorer's: nothing runs on them), and each script, its file or its text
+    (the page's name left out). Pages of one kind run the same code on the same shapes of element."""
+
+    def __init__(self, path: str, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.path, self.url, self.size = path, BOOK + quote(path), len(html.encode())
+        self.title, self.main, self.css = "", "", 0
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.sidebar: list[tuple[str, str] | None] = []
+        self.icons: list[str] = []
+        self.fetched: list[str] = []
+        self.explorers: list[Explorer] = []
+        self.features: set[tuple[str, str]] = set()
+        self.open: list[tuple[str, frozenset[str]]] = []  # each open element: its tag, and what it is inside
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = {name: value or "" for name, value in attrs}
+        classes = set(attributes.get("class", "").split())
+        inside = self.enter(tag, classes)
+        if "pre" not in inside:  # highlighted code's tokens are for the stylesheet only
+            self.features |= {(tag, name) for name in classes or {""} if not name.startswith("tag_") or name == "tag_explorer"}
+        if "id" in attributes:
+            self.ids.add(attributes["id"])
+        if tag == "a" and "name" in attributes:
+            self.ids.add(attributes["name"])
+        self.note_references(tag, attributes, inside)
+        if tag not in VOID:
+            self.open.append((tag, inside))
+
+    def enter(self, tag: str, classes: set[str]) -> frozenset[str]:
+        """What an element opened here is inside: the main content, the sidebar, a code block, an
+        explorer cell, its output, its drawn view (whose elements it counts)."""
+        inside = set(self.open[-1][1] if self.open else ())
+        if tag in ("main", "pre") or tag == "nav" and "bd-docs-nav" in classes:
+            inside.add(tag)
+        if "tag_explorer" in classes:
+            self.explorers.append(Explorer())
+            inside.add("explorer")
+        elif "cell_output" in classes and "explorer" in inside:
+            inside.add("output")
+        elif "explorer-view" in classes and "output" in inside and not self.explorers[-1].view:
+            self.explorers[-1].view = True
+            inside.add("view")
+        elif "view" in inside:
+            self.explorers[-1].elements += 1
+        return frozenset(inside)
+
+    def note_references(self, tag: str, attributes: dict[str, str], inside: frozenset[str]) -> None:
+        """Links (and the sidebar's), favicons, and what the browser would fetch."""
+        if tag == "a" and "href" in attributes:
+            href = urljoin(self.url, attributes["href"])
+            self.links.append(href)
+            if "nav" in inside:
+                self.sidebar.append(local_target(href, BOOK))
+        rel = set(attributes.get("rel", "").split())
+        if tag == "link" and "icon" in rel:
+            self.icons.append(urljoin(self.url, attributes.get("href", "")))
+        if attributes.get(FETCHED.get(tag, "")) and (tag != "link" or rel & FETCHED_LINKS):
+            url = urljoin(self.url, attributes[FETCHED[tag]])
+            self.fetched.append(url)
+            if tag == "script":
+                self.features.add(("script", local_target(url, BOOK)[0] if url.startswith(BOOK) else url))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        for depth in range(len(self.open) - 1, -1, -1):
+            if self.open[depth][0] == tag:
+                del self.open[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        tag, inside = self.open[-1] if self.open else ("", frozenset())
+        if tag == "title":
+            self.title += data
+        elif tag == "style":
+            self.css += len(data)
+        elif tag == "script" and data.strip():
+            self.features.add(("script", re.sub(r"pagename = '[^']*'", "pagename = ''", data.strip())))
+        elif "main" in inside:
+            self.main += data
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -138,24 +244,20 @@ class Tab:
         if not request.url.startswith(self.base):
             self.seen.append(f"request outside the book: {request.url}")
 
-    def inspect(self, path: str, report: Report) -> dict[str, Any]:
-        """Open one page; record its problems in ``report``; return INSPECT's findings."""
+    def inspect(self, path: str, report: Report) -> None:
+        """Open one page; record in ``report`` what it logged and what it shows as nothing."""
         self.seen = []
         response = self.page.goto(self.base + path, wait_until="load")
         if response is None or response.status != 200:
             self.seen.append(f"HTTP status {response.status if response else 'none'}")
-        found = self.page.evaluate(INSPECT)
-        found["sidebar"] = [local_target(href, self.base) for href in found["sidebar"]]
+        found = self.page.evaluate(RENDERED)
         for problem in self.seen:
             report.add(path, problem)
         if not found["main"]:
             report.add(path, "no main content")
-        for number, explorer in enumerate(found["explorers"], 1):
-            if explorer["height"] < 20 or explorer["elements"] == 0:
+        for number, height in enumerate(found["explorers"], 1):
+            if height < 20:
                 report.add(path, f"explorer {number} is shown as nothing")
-        if found["css"] > MAX_INLINE_CSS:
-            report.add(path, f"inline CSS: {found['css']} characters")
-        return found
 
     def search(self, term: str) -> list[str]:
         """The pages the book's own search page lists for ``term`` (book paths)."""
@@ -165,56 +267,88 @@ class Tab:
 
 
 def local_target(href: str, base: str) -> tuple[str, str] | None:
-    """(book path, fragment) of a link into the served book, or None for an outside link."""
+    """(book path, fragment) of a link into the book, or None for an outside link."""
     target, fragment = urldefrag(href)
-    return (target[len(base) :] or "index.html", fragment) if target.startswith(base) else None
+    return (unquote(target[len(base) :]) or "index.html", fragment) if target.startswith(base) else None
 
 
-def check_links(report: Report, folder: Path, base: str, pages: dict[str, dict[str, Any]]) -> None:
-    """Every local link reaches a page (and its anchor) or a file; every page has a sidebar of pages."""
-    for path, found in pages.items():
-        for href in found["links"]:
-            local = local_target(href, base)
-            if local is None:
-                continue  # an outside link (the standard, httpx's site): not the book's to check
-            name, fragment = local
-            if name not in pages and not (folder / unquote(name)).is_file():
-                report.add(path, f"broken link: {href[len(base):]} (no such page)")
-            elif fragment and name in pages and not {fragment, unquote(fragment)} & set(pages[name]["ids"]):
-                report.add(path, f"broken link: {href[len(base):]} (no such anchor)")  # the HTML rule
-        if not found["sidebar"]:
-            report.add(path, "no sidebar")
-        for local in found["sidebar"]:
-            if local is None or local[0] not in pages:
-                report.add(path, f"sidebar link to no page of the book: {local}")
-        for icon in found["icons"]:
-            local = local_target(icon, base)
-            if local is None or not (folder / local[0]).is_file():
-                report.add(path, f"favicon not found: {icon}")
+def check_page(report: Report, folder: Path, page: Page, pages: dict[str, Page]) -> None:
+    """What the written page must be: content, links that reach a page (and its anchor) or a
+    file, a sidebar of pages, its favicon, nothing fetched from outside, drawn explorers, its size."""
+    path = page.path
+    if not page.main.strip():
+        report.add(path, "no main content")
+    for href in page.links:
+        local = local_target(href, BOOK)
+        if local is None:
+            continue  # an outside link (the standard, httpx's site): not the book's to check
+        name, fragment = local
+        if name not in pages and not (folder / name).is_file():
+            report.add(path, f"broken link: {href[len(BOOK):]} (no such page)")
+        elif fragment and name in pages and not {fragment, unquote(fragment)} & pages[name].ids:
+            report.add(path, f"broken link: {href[len(BOOK):]} (no such anchor)")  # the HTML rule
+    if not page.sidebar:
+        report.add(path, "no sidebar")
+    for local in page.sidebar:
+        if local is None or local[0] not in pages:
+            report.add(path, f"sidebar link to no page of the book: {local}")
+    for icon in page.icons:
+        local = local_target(icon, BOOK)
+        if local is None or not (folder / local[0]).is_file():
+            report.add(path, f"favicon not found: {icon.removeprefix(BOOK)}")
+    for url in page.fetched:
+        if not url.startswith(BOOK):
+            report.add(path, f"request outside the book: {url}")
+    for number, explorer in enumerate(page.explorers, 1):
+        if not explorer.view or explorer.elements == 0:
+            report.add(path, f"explorer {number} is shown as nothing")
+    if page.css > MAX_INLINE_CSS:
+        report.add(path, f"inline CSS: {page.css} characters")
+    if page.size > MAX_PAGE_BYTES:
+        report.add(path, f"{page.size} bytes, over {MAX_PAGE_BYTES}")
 
 
-def check_titles(report: Report, pages: dict[str, dict[str, Any]]) -> None:
-    titles = Counter(found["title"] for found in pages.values())
-    for path, found in pages.items():
-        if titles[found["title"]] > 1:
-            report.add(path, f"title shared with another page: {found['title']!r}")
+def check_titles(report: Report, pages: dict[str, Page]) -> None:
+    titles = Counter(page.title for page in pages.values())
+    for path, page in pages.items():
+        if titles[page.title] > 1:
+            report.add(path, f"title shared with another page: {page.title!r}")
 
 
-def check_site(browser: Any, folder: Path, search: tuple[str, str] | None = None) -> tuple[Report, dict[str, dict[str, Any]]]:
-    """Open every page under ``folder``, and the search for ``search`` (term, page it must list);
-    then check links, sidebars, titles and sizes against what was seen."""
-    server, base = serve(folder)
+def pages_to_open(pages: dict[str, Page]) -> list[str]:
+    """The home and search pages, every page with an explorer (its drawing's size needs layout),
+    pages until every feature of every page (see :class:`Page`) is on a page opened, and the
+    first page of each part of the book (a top-level page, a folder) that none of these is in."""
+    chosen = [path for path, page in pages.items() if path in ("index.html", "search.html") or page.explorers]
+    covered = set().union(*(pages[path].features for path in chosen))
+    while left := {path: page.features - covered for path, page in pages.items() if page.features - covered}:
+        path = max(sorted(left), key=lambda path: len(left[path]))
+        chosen.append(path)
+        covered |= pages[path].features
+    parts = {path.partition("/")[0]: path for path in sorted(pages, reverse=True)}
+    return chosen + [path for part, path in sorted(parts.items()) if part not in {path.partition("/")[0] for path in chosen}]
+
+
+def check_site(browser: Any, folder: Path, search: tuple[str, str] | None = None) -> tuple[Report, dict[str, Page], list[str]]:
+    """Check every page under ``folder`` as written; open in the browser a page of each kind,
+    and the search for ``search`` (term, page it must list). Returns the report, the pages
+    and those opened."""
     report = Report()
-    pages: dict[str, dict[str, Any]] = {}
+    pages = {}
+    for file in sorted(folder.rglob("*.html")):
+        if file.relative_to(folder).parts[0] == "_static":
+            continue  # the theme's own template files, never linked
+        path = file.relative_to(folder).as_posix()
+        pages[path] = Page(path, file.read_text(encoding="utf-8"))
+    for page in pages.values():
+        check_page(report, folder, page, pages)
+    check_titles(report, pages)
+    opened = pages_to_open(pages)
+    server, base = serve(folder)
     tab = Tab(browser, base)
     try:
-        for file in sorted(folder.rglob("*.html")):
-            if file.relative_to(folder).parts[0] == "_static":
-                continue  # the theme's own template files, never linked
-            path = file.relative_to(folder).as_posix()
-            pages[path] = tab.inspect(path, report)
-            if file.stat().st_size > MAX_PAGE_BYTES:
-                report.add(path, f"{file.stat().st_size} bytes, over {MAX_PAGE_BYTES}")
+        for path in opened:
+            tab.inspect(path, report)
         if search:
             term, page = search
             if page not in tab.search(term):
@@ -223,9 +357,7 @@ def check_site(browser: Any, folder: Path, search: tuple[str, str] | None = None
         tab.context.close()
         server.shutdown()
         server.server_close()
-    check_links(report, folder, base, pages)
-    check_titles(report, pages)
-    return report, pages
+    return report, pages, opened
 
 
 # --- the real book ------------------------------------------------------------------
@@ -260,16 +392,17 @@ def explorer_count(folder: str) -> int:
     )
 
 
-def test_every_page_of_the_book_renders_with_no_error_and_no_broken_link(browser: Any, book: tuple[list[str], Path]) -> None:
+def test_every_page_of_the_book_has_no_broken_link_and_each_kind_renders_with_no_error(browser: Any, book: tuple[list[str], Path]) -> None:
     problems, out = book
     assert problems == []
     assert SEARCH_TERM in (ROOT / SEARCH_PAGE).with_suffix(".ipynb").read_text(encoding="utf-8")
-    report, pages = check_site(browser, out, search=(SEARCH_TERM, SEARCH_PAGE))
+    report, pages, opened = check_site(browser, out, search=(SEARCH_TERM, SEARCH_PAGE))
     assert report.lines() == []
     assert set(pages) == book_pages()
-    sidebar = {local[0] for local in pages["index.html"]["sidebar"]}
+    sidebar = {local[0] for local in pages["index.html"].sidebar}
     assert sidebar == book_pages() - {"search.html"}
-    explorers = sum(len(found["explorers"]) for found in pages.values())
+    print(f"{len(opened)} of {len(pages)} pages opened in the browser: {opened}")
+    explorers = sum(len(page.explorers) for page in pages.values())
     assert explorers == sum(explorer_count(folder) for folder in ("notebooks", "exercises", "solutions")) > 0
 
 
@@ -346,15 +479,17 @@ def test_a_widget_without_stored_state_is_drawn_as_nothing_for_the_check_to_catc
 
 # --- the checker rejects each kind of broken page -----------------------------------
 
+#: The pages are one part of the site (a folder) beside its search page, so that the browser opens
+#: only those the rule picks: the first, those with an explorer, those with a kind of their own.
+PART = "pages"
 SIDEBAR = '<nav class="bd-docs-nav"><a href="good.html">good</a></nav>'
 GOOD = f'<main><h1 id="top">Fine</h1><a href="good.html#top">here</a></main>{SIDEBAR}'
 SEARCH_PAGE_BODY = (
     f'<main>search{SIDEBAR}<div id="search-results"><p class="search-summary">Search finished, found one page'
     '</p><a href="good.html">good</a></div></main>'
-)
+).replace('href="', f'href="{PART}/')
 BROKEN_PAGES = {
     "good.html": GOOD,
-    "search.html": SEARCH_PAGE_BODY,
     "no-main.html": f"<p>text outside any main element</p>{SIDEBAR}",
     "empty-main.html": f"<main>  </main>{SIDEBAR}",
     "console-error.html": f"{GOOD}<script>console.error('boom')</script>",
@@ -365,6 +500,8 @@ BROKEN_PAGES = {
     "empty-explorer.html": f'<main>text<div class="tag_explorer"><div class="cell_output"></div></div></main>{SIDEBAR}',
     "blank-explorer.html": '<main>text<div class="tag_explorer"><div class="cell_output">'
     f'<div class="explorer-view"></div></div></div></main>{SIDEBAR}',
+    "hidden-explorer.html": '<main>text<div class="tag_explorer"><div class="cell_output"><div class="explorer-view">'
+    f'<div style="display: none">drawn</div></div></div></div></main>{SIDEBAR}',  # only a browser sees it has no size
     "no-sidebar.html": "<main>text</main>",
     "bad-sidebar.html": '<main>text</main><nav class="bd-docs-nav"><a href="gone.html">gone</a></nav>',
     "heavy.html": f"{GOOD}<!-- {'x' * MAX_PAGE_BYTES} -->",
@@ -379,29 +516,33 @@ EXPECTED = {
     "console-error.html": "console error: boom",
     "script-error.html": "page error: ",
     "cdn.html": "request outside the book: https://cdn.example.invalid/require.js",
-    "bad-page-link.html": "broken link: missing.html (no such page)",
-    "bad-anchor-link.html": "broken link: good.html#nowhere (no such anchor)",
+    "bad-page-link.html": f"broken link: {PART}/missing.html (no such page)",
+    "bad-anchor-link.html": f"broken link: {PART}/good.html#nowhere (no such anchor)",
     "empty-explorer.html": "explorer 1 is shown as nothing",
     "blank-explorer.html": "explorer 1 is shown as nothing",
     "no-sidebar.html": "no sidebar",
-    "bad-sidebar.html": "sidebar link to no page of the book: ('gone.html', '')",
+    "bad-sidebar.html": f"sidebar link to no page of the book: ('{PART}/gone.html', '')",
     "heavy.html": "1000",
     "inline-css.html": "inline CSS: 2000",
-    "bad-favicon.html": "favicon not found: http://127.0.0.1:",
+    "hidden-explorer.html": "explorer 1 is shown as nothing",
+    "bad-favicon.html": f"favicon not found: {PART}/favicon.svg",
     "same-title-1.html": "title shared with another page: 'Exercise 01'",
     "same-title-2.html": "title shared with another page: 'Exercise 01'",
-    "search.html": "searching 'needle' does not list heavy.html",
+    "search.html": f"searching 'needle' does not list {PART}/heavy.html",
 }
 
 
 def test_the_checker_flags_each_kind_of_broken_page(browser: Any, tmp_path: Path) -> None:
-    for name, body in BROKEN_PAGES.items():
-        title = "" if "<title>" in body else f"<title>{name}</title>"
-        (tmp_path / name).write_text(f"<!DOCTYPE html><html><head>{title}</head><body>{body}</body></html>", encoding="utf-8")
-    report, _ = check_site(browser, tmp_path, search=("needle", "heavy.html"))
-    assert "good.html" not in report.problems
+    (tmp_path / PART).mkdir()
+    for path, body in [("search.html", SEARCH_PAGE_BODY), *((f"{PART}/{name}", body) for name, body in BROKEN_PAGES.items())]:
+        title = "" if "<title>" in body else f"<title>{path}</title>"
+        (tmp_path / path).write_text(f"<!DOCTYPE html><html><head>{title}</head><body>{body}</body></html>", encoding="utf-8")
+    report, pages, opened = check_site(browser, tmp_path, search=("needle", f"{PART}/heavy.html"))
+    assert f"{PART}/good.html" not in report.problems
     for name, expected in EXPECTED.items():
-        assert any(problem.startswith(expected) for problem in report.problems.get(name, [])), (
-            name,
+        path = name if name == "search.html" else f"{PART}/{name}"
+        assert any(problem.startswith(expected) for problem in report.problems.get(path, [])), (
+            path,
             json.dumps(report.problems, indent=1),
         )
+    assert f"{PART}/bad-page-link.html" not in opened, "a page of a kind already opened is read, not opened"

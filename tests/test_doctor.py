@@ -1,7 +1,9 @@
 """The doctor passes in the course's environment and names what is missing elsewhere.
 
 The bare machine is real, not mocked: a ``sitecustomize`` on ``PYTHONPATH``
-puts a finder in front of every import that refuses ``ipywidgets``, and takes
+puts a finder in front of every import that refuses ``ipywidgets`` (and
+``rfc3987_syntax``, an optional format checker of jsonschema that the doctor
+never uses: importing it builds a grammar, seconds of the run), and takes
 out the finder of the editable install of ``sse_course``, in the doctor's
 process and in the kernel it starts (the kernel inherits the environment), as
 on a machine where ipywidgets was never installed and the course was cloned but
@@ -26,13 +28,13 @@ from sse_course.classroom import doctor
 BARE_MACHINE = """
 import sys
 
-class NoIpywidgets:
+class Missing:
     def find_spec(self, name, path=None, target=None):
-        if name == "ipywidgets" or name.startswith("ipywidgets."):
+        if name.partition(".")[0] in ("ipywidgets", "rfc3987_syntax"):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 
-sys.meta_path.insert(0, NoIpywidgets())
+sys.meta_path.insert(0, Missing())
 # not installed: the editable install's finder goes (the repository root stays importable as the current folder)
 sys.meta_path[:] = [finder for finder in sys.meta_path if not getattr(finder, "__module__", "").startswith("__editable__")]
 sys.path[:] = [entry for entry in sys.path if entry.rstrip("/") != ROOT]
@@ -40,20 +42,25 @@ sys.path[:] = [entry for entry in sys.path if entry.rstrip("/") != ROOT]
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_doctor(env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run_doctor(env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "sse_course.classroom.doctor"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}, cwd=ROOT,
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env}, cwd=ROOT,
     )  # fmt: skip
 
 
-def test_the_doctor_passes_in_the_course_environment() -> None:
-    result = run_doctor()
-    assert result.returncode == 0, result.stdout + result.stderr
-    statuses = [line[:6] for line in result.stdout.splitlines() if line.startswith("[")]
+def test_the_doctor_passes_in_the_course_environment(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    """In this process, from the repository root: the environment is the same as a subprocess
+    would see, and Jupyter's modules are imported already (a subprocess spends seconds on them).
+    The command itself runs in the test below."""
+    monkeypatch.chdir(ROOT)
+    code = doctor.main()
+    out, err = capfd.readouterr()
+    assert code == 0, out + err
+    statuses = [line[:6] for line in out.splitlines() if line.startswith("[")]
     assert len(statuses) >= 8 and set(statuses) <= {"[ ok ]", "[warn]"}
-    assert "[ ok ] sse_course" in result.stdout and "imports in the kernel" in result.stdout
-    assert result.stderr == ""
+    assert "[ ok ] sse_course" in out and "imports in the kernel" in out
+    assert err == ""
 
 
 def test_the_doctor_names_ipywidgets_missing_and_sse_course_not_installed(tmp_path: Path) -> None:

@@ -147,8 +147,9 @@ def execute(path: Path, timeout: float = NOTEBOOK_SECONDS) -> Run:
             cell.outputs, cell.execution_count = [], None
     run = Run(notebook.cells, secrets.token_hex(8))
     client = NotebookClient(
-        notebook, kernel_name=KERNEL_NAME, allow_errors=True, resources={"metadata": {"path": str(path.parent)}}
-    )
+        notebook, kernel_name=KERNEL_NAME, allow_errors=True, resources={"metadata": {"path": str(path.parent)}},
+        shutdown_kernel="immediate",  # its outputs are in memory: no need to wait for a polite exit (0.4 s a notebook)
+    )  # fmt: skip
     env = {**os.environ, TOKEN_VARIABLE: run.token}
     index = 0
     try:
