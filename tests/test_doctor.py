@@ -197,3 +197,12 @@ def test_a_kernelspec_running_a_python_that_does_not_exist_fails(jupyter_dirs: P
     spec.write_text(json.dumps({"argv": [str(jupyter_dirs / "gone"), "-m", "ipykernel_launcher"], "language": "python"}))
     line = doctor.check_kernelspec()
     assert line.status == "FAIL" and "FileNotFoundError" in line.text
+
+
+def test_importing_nbformat_builds_no_grammar() -> None:
+    """requirements.txt keeps jsonschema below 4.25, whose Jupyter extra installs
+    rfc3987-syntax: importing it builds a grammar in every process that imports
+    nbformat (each pytest worker, JupyterLab, the book, this doctor)."""
+    code = "import sys, nbformat; print('rfc3987_syntax' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False", "jsonschema's format checker imports rfc3987_syntax: pip install 'jsonschema<4.25'"
