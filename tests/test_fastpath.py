@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from functools import cache
 import statistics
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable
+from functools import cache
 from unittest import mock
 
 import pytest
