@@ -14,6 +14,7 @@ import statistics
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable
+from functools import cache
 from unittest import mock
 
 import pytest
@@ -36,6 +37,7 @@ from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
 from sse_course.decoding import Utf8Decoder
 from sse_course.events import Comment, EventAssembler
+from sse_course.layered import SLICE_BYTES
 from sse_course.lines import LineSplitter
 
 PROFILES = ("strict", "browser")
@@ -47,8 +49,55 @@ Factory = Callable[[], LayeredSSEParser]
 def feed_by_feed(factory: Factory, chunks: list[bytes]) -> tuple:
     """What each feed and close() returned (up to an error), then the whole outcome,
     error and carried events included: the same events must come from the same
-    feed, not only in total."""
+    feed, not only in total. Two runs: the first reads the parser's properties after
+    each call (that makes SSEParser assemble the lines it holds back), the second not."""
     return per_read(factory, chunks), harness.run(factory, chunks)
+
+
+class Recorder:
+    """A parser that notes what each of its feeds and its close() returned."""
+
+    def __init__(self, parser: LayeredSSEParser, reads: list[list]) -> None:
+        self.parser, self.reads = parser, reads
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        self.reads.append(self.parser.feed(chunk))
+        return self.reads[-1]
+
+    def close(self) -> list[Event]:
+        self.reads.append(self.parser.close())
+        return self.reads[-1]
+
+
+def reference_feed_by_feed(factory: Factory, chunks: list[bytes]) -> tuple:
+    """feed_by_feed for LayeredSSEParser in one run: its properties are plain reads of
+    its assembler's attributes, so reading them changes nothing and one run gives both."""
+    reads: list[list] = []
+    outcome = harness.run(lambda: Recorder(factory(), reads), chunks)
+    return reads, outcome
+
+
+class ReadsHaveEffects(LayeredSSEParser):
+    """Wrong for the one-run shortcut: reading ``retry`` drops the event being built."""
+
+    @property
+    def retry(self) -> int | None:
+        self.assembler.dispatch()
+        return self.assembler.retry
+
+
+def test_one_run_gives_both_views_of_the_reference() -> None:
+    """reference_feed_by_feed's shortcut, shown: one run of LayeredSSEParser gives what
+    feed_by_feed's two runs give, on every fixture (errors of every kind among them)
+    read whole and cut at its interesting places; a parser whose reads change it is caught."""
+    for fixture in FIXTURES:
+        for profile in PROFILES:
+            factory = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: E731
+            for cuts in harness.partitions(fixture.raw, ("whole", "interesting"), ()):
+                chunks = harness.chunks_of(fixture.raw, cuts)
+                assert reference_feed_by_feed(factory, chunks) == feed_by_feed(factory, chunks), (fixture.id, cuts)
+    chunks = [b"data: a\n", b"\n"]
+    assert reference_feed_by_feed(ReadsHaveEffects, chunks) != feed_by_feed(ReadsHaveEffects, chunks)
 
 
 def first_difference(
@@ -57,20 +106,21 @@ def first_difference(
     """The first (fixture, raw, cuts, reference, candidate) where the candidate
     differs from LayeredSSEParser, over every partition strategy of the harness: feed
     by feed, or in total where LayeredSSEParser raises DecodeError (the fast path's
-    one difference: it may raise that one later, see below)."""
-    for fixture in fixtures:
+    one difference: it may raise that one later, see below). The search takes the
+    cheap strategies over every fixture first (harness.search_plan), so a wrong
+    candidate shows within a few runs."""
+    for fixture, cuts in harness.search_plan(fixtures, harness.STRATEGIES):
         reference = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: E731
         candidate = lambda: make_candidate(profile, **fixture.options)  # noqa: E731
-        for cuts in harness.partitions(fixture.raw, harness.STRATEGIES, fixture.cuts):
-            expected, got = compared(reference, candidate, harness.chunks_of(fixture.raw, cuts))
-            if expected != got:
-                return fixture.id, fixture.raw, cuts, expected, got
+        expected, got = compared(reference, candidate, harness.chunks_of(fixture.raw, cuts))
+        if expected != got:
+            return fixture.id, fixture.raw, cuts, expected, got
     return None
 
 
 def compared(reference: Factory, candidate: Factory, chunks: list[bytes]) -> tuple[object, object]:
     """Both outcomes, feed by feed, or in total if the reference raises DecodeError."""
-    (expected_reads, expected), (got_reads, got) = feed_by_feed(reference, chunks), feed_by_feed(candidate, chunks)
+    (expected_reads, expected), (got_reads, got) = reference_feed_by_feed(reference, chunks), feed_by_feed(candidate, chunks)
     if expected.error is not None and expected.error[0] == "DecodeError":
         return expected, got
     return (expected_reads, expected), (got_reads, got)
@@ -128,17 +178,31 @@ def test_equality_check_catches_a_wrong_error_message() -> None:
 
 # --- generated streams ---------------------------------------------------------
 
-VALUE_CHARS = st.sampled_from(["a", "Z", "7", " ", ":", "\x00", "é", "€", "你", "🙂", "\u2028", "\ufeff"])
+#: A field value: up to 8 of these characters (drawn as one string, not one draw a character).
+VALUES = st.text(alphabet=["a", "Z", "7", " ", ":", "\x00", "é", "€", "你", "🙂", "\u2028", "\ufeff"], max_size=8)
 LINE_ENDS = st.sampled_from([b"\n", b"\r", b"\r\n"])
 NAMES = st.sampled_from(["data", "data", "data", "event", "id", "retry", "dat", "DATA", ""])
 NOISE = st.sampled_from([b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf0\x9f", b"\x80", b"\xef\xbb"])
+BOOLEANS = st.booleans()
+
+
+@cache
+def pick(*values: object) -> st.SearchStrategy:
+    """``st.sampled_from(values)``, built once: hypothesis validates every new strategy
+    object, which costs more than drawing from it (the same holds for ``between``)."""
+    return st.sampled_from(values)
+
+
+@cache
+def between(low: int, high: int) -> st.SearchStrategy:
+    return st.integers(low, high)
 
 
 @st.composite
 def field_lines(draw: st.DrawFn) -> bytes:
     """One line: a field, a comment, a blank line, or a line with invalid UTF-8 inside."""
-    value = "".join(draw(st.lists(VALUE_CHARS, max_size=8))).encode("utf-8")
-    kind = draw(st.sampled_from(["field"] * 5 + ["blank"] * 4 + ["comment", "no-colon", "noise"]))
+    value = draw(VALUES).encode("utf-8")
+    kind = draw(pick(*["field"] * 5, *["blank"] * 4, "comment", "no-colon", "noise"))
     if kind == "blank":
         body = b""
     elif kind == "comment":
@@ -146,28 +210,38 @@ def field_lines(draw: st.DrawFn) -> bytes:
     elif kind == "no-colon":
         body = draw(NAMES).encode()
     else:
-        space = draw(st.sampled_from([b"", b" ", b"  "]))
+        space = draw(pick(b"", b" ", b"  "))
         body = draw(NAMES).encode() + b":" + space + value
         if kind == "noise":
-            at = draw(st.integers(0, len(body)))
+            at = draw(between(0, len(body)))
             body = body[:at] + draw(NOISE) + body[at:]
     return body + draw(LINE_ENDS)
+
+
+FIELD_LINE = field_lines()
+FIELD_LINES = st.lists(FIELD_LINE, max_size=12)
 
 
 @st.composite
 def streams(draw: st.DrawFn) -> bytes:
     """A stream: maybe a BOM (maybe twice), lines, maybe an unfinished tail."""
-    start = draw(st.sampled_from([b"", b"", b"\xef\xbb\xbf", b"\xef\xbb\xbf\xef\xbb\xbf", b"\xef\xbb"]))
-    body = b"".join(draw(st.lists(field_lines(), max_size=12)))
-    tail = draw(st.sampled_from([b""] * 4 + [b"data: x", b"\xe2\x82", b"\r", b"data: \xf0\x9f\x99"]))
+    start = draw(pick(b"", b"", b"\xef\xbb\xbf", b"\xef\xbb\xbf\xef\xbb\xbf", b"\xef\xbb"))
+    body = b"".join(draw(FIELD_LINES))
+    tail = draw(pick(*[b""] * 4, b"data: x", b"\xe2\x82", b"\r", b"data: \xf0\x9f\x99"))
     return start + body + tail
 
 
 @st.composite
 def chunked_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
     raw = draw(streams())
-    cuts = sorted(draw(st.lists(st.integers(0, len(raw)), max_size=min(len(raw) + 3, 24))))
+    cuts = sorted(draw(cut_lists(len(raw))))
     return raw, harness.chunks_of(raw, cuts)
+
+
+@cache
+def cut_lists(length: int) -> st.SearchStrategy:
+    """Cuts into a stream of ``length`` bytes: up to 24, repeats allowed (empty reads)."""
+    return st.lists(between(0, length), max_size=min(length + 3, 24))
 
 
 #: Every option: both limits (small, so that they fire), a starting ID, comments.
@@ -194,14 +268,14 @@ def test_same_outcome_on_generated_streams(chunked: tuple[bytes, list[bytes]], p
 def long_lines(draw: st.DrawFn) -> bytes:
     """A stream with long lines: the fast path decodes a long line in pieces."""
     lines = []
-    for _ in range(draw(st.integers(1, 4))):
-        name = draw(st.sampled_from([b"data: ", b"data:", b"id: ", b": ", b"event:", b""]))
-        value = draw(st.sampled_from(["x", "é", "€", "🙂", "\x00"])).encode() * draw(st.integers(0, 700))
-        if draw(st.booleans()):
-            at = draw(st.integers(0, len(value)))
+    for _ in range(draw(between(1, 4))):
+        name = draw(pick(b"data: ", b"data:", b"id: ", b": ", b"event:", b""))
+        value = draw(pick("x", "é", "€", "🙂", "\x00")).encode() * draw(between(0, 700))
+        if draw(BOOLEANS):
+            at = draw(between(0, len(value)))
             value = value[:at] + draw(NOISE) + value[at:]
-        lines.append(name + value + draw(LINE_ENDS) + draw(st.sampled_from([b"", b"\n", b"\r\n", b"\r"])))
-    return b"".join(lines) + draw(st.sampled_from([b"", b"data: tail"]))
+        lines.append(name + value + draw(LINE_ENDS) + draw(pick(b"", b"\n", b"\r\n", b"\r")))
+    return b"".join(lines) + draw(pick(b"", b"data: tail"))
 
 
 @soak_settings(150)
@@ -435,26 +509,28 @@ def test_error_carries_the_events_completed_in_the_same_call() -> None:
     assert [e.data for e in errors[1][3]] == ["a", "b"]
 
 
-def sliced_streams() -> list[tuple[bytes, dict]]:
-    """Chunks over the 64 KiB slice size: events in every slice, a character
-    across a slice boundary, and a failure in a later slice."""
-    events = "".join(f"data: {i} é€🙂\n\n" for i in range(20000)).encode()
-    return [
-        (events, {}),
-        (events + b"data: \xff\n\n", {}),
-        (events + b"data: " + b"x" * 100 + b"\n\n", {"max_line_chars": 50}),
-        (events + b"data: a\ndata: " + b"y" * 100 + b"\n\n", {"max_event_chars": 50}),
-    ]
+#: Events of lines under 50 characters, most of their bytes inside multi-byte characters.
+SLICED_EVENTS = "".join(f"data: {i} {'é€🙂' * 12}\n\n" for i in range(2500)).encode()
+#: Chunks over the 64 KiB slice size: events in every slice, characters across slice
+#: boundaries, and a failure in the last slice.
+SLICED_STREAMS = [
+    (SLICED_EVENTS, {}),
+    (SLICED_EVENTS + b"data: \xff\n\n", {}),
+    (SLICED_EVENTS + b"data: " + b"x" * 100 + b"\n\n", {"max_line_chars": 50}),
+    (SLICED_EVENTS + b"data: a\ndata: " + b"y" * 100 + b"\n\n", {"max_event_chars": 50}),
+]
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-@pytest.mark.parametrize("case", range(len(sliced_streams())))
+@pytest.mark.parametrize("case", range(len(SLICED_STREAMS)))
 def test_huge_chunks_are_the_same(case: int, profile: str) -> None:
-    raw, limits = sliced_streams()[case]
-    assert len(raw) > 4 * 65536
+    raw, limits = SLICED_STREAMS[case]
+    boundaries = range(SLICE_BYTES, len(raw), SLICE_BYTES)
+    assert len(boundaries) >= 4 and any(0x80 <= raw[at] < 0xC0 for at in boundaries)  # a character cut by one
     for chunks in ([raw], [raw[:100_001], raw[100_001:]]):
         expected = harness.run(lambda: LayeredSSEParser(profile, **limits), chunks)
         assert harness.run(lambda: SSEParser(profile, **limits), chunks) == expected
+        assert len(expected.events) >= 2500  # whatever fails, fails after every event before it
 
 
 def test_retry_is_current_while_lines_are_held_back() -> None:
@@ -541,6 +617,7 @@ def test_events_are_ordinary_events() -> None:
 #: in many reads), around PIECE_BYTES (64 KiB: a chunk past it is fed in slices,
 #: held bytes past it get a look), and past it.
 SIZES = [1, 3, 6, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
+MORE_SIZES = st.lists(pick(*SIZES), max_size=2)
 
 
 @st.composite
@@ -548,21 +625,21 @@ def threshold_lines(draw: st.DrawFn, size: int) -> list[bytes]:
     """A line or two aimed at a threshold: a long one (a few chunks of ``size``), a
     CR-ended line before a long one, a retry of thousands of digits, a field line."""
     end = draw(LINE_ENDS)
-    kind = draw(st.sampled_from(["field", "field", "long", "long", "cr-then-long", "retry", "blank"]))
+    kind = draw(pick("field", "field", "long", "long", "cr-then-long", "retry", "blank"))
     if kind == "field":
-        return [draw(field_lines())]
+        return [draw(FIELD_LINE)]
     if kind == "blank":
         return [end]
     if kind == "retry":
-        digits = draw(st.sampled_from(["1", "0", "9"])) * draw(st.sampled_from([1, 20, 21, 4300, 4301, 5000]))
+        digits = draw(pick("1", "0", "9")) * draw(pick(1, 20, 21, 4300, 4301, 5000))
         return [b"retry: " + digits.encode() + end]
-    name = draw(st.sampled_from([b"data: ", b"id: ", b": ", b"event: ", b"x"]))
-    char = draw(st.sampled_from(["a", "a", "é", "🙂"])).encode()
+    name = draw(pick(b"data: ", b"id: ", b": ", b"event: ", b"x"))
+    char = draw(pick("a", "a", "é", "🙂")).encode()
     # the line end right at a chunk boundary (it starts the next chunk), or a little off it
-    off = draw(st.sampled_from([-len(name), -len(name), -2, -1, 1, 2]))
-    chars = max(1, size * draw(st.integers(1, 3)) + off) // len(char)
-    long = name + char * chars + draw(st.sampled_from([b"\n", end]))
-    return [draw(st.sampled_from([b"data: x\r", b"\r"])), long] if kind == "cr-then-long" else [long]
+    off = draw(pick(-len(name), -len(name), -2, -1, 1, 2))
+    chars = max(1, size * draw(between(1, 3)) + off) // len(char)
+    long = name + char * chars + draw(pick(b"\n", end))
+    return [draw(pick(b"data: x\r", b"\r")), long] if kind == "cr-then-long" else [long]
 
 
 @st.composite
@@ -570,11 +647,11 @@ def threshold_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes], dict]:
     """Lines around one chunk size, cut into chunks of that size (or a few sizes),
     the cuts often aligned to the lines (complete lines held, then large chunks),
     with limits near the sizes; never more than about 4000 chunks an example."""
-    size = draw(st.sampled_from(SIZES))
-    lines = [line for group in draw(st.lists(threshold_lines(size), min_size=1, max_size=5)) for line in group]
-    lines.append(draw(st.sampled_from([b"", b"\n", b"\r\n\r\n", b"data: end\n\n"])))
-    pieces = lines if draw(st.booleans()) else [b"".join(lines)]  # each line cut on its own, or the whole
-    sizes = [size] + draw(st.lists(st.sampled_from(SIZES), max_size=2))
+    size = draw(pick(*SIZES))
+    lines = [line for group in draw(threshold_groups(size)) for line in group]
+    lines.append(draw(pick(b"", b"\n", b"\r\n\r\n", b"data: end\n\n")))
+    pieces = lines if draw(BOOLEANS) else [b"".join(lines)]  # each line cut on its own, or the whole
+    sizes = [size] + draw(MORE_SIZES)
     scale = max(1, sum(map(len, lines)) // (4000 * max(sizes)))
     chunks: list[bytes] = []
     for piece in pieces:
@@ -583,11 +660,19 @@ def threshold_streams(draw: st.DrawFn) -> tuple[bytes, list[bytes], dict]:
             step = sizes[len(chunks) % len(sizes)] * scale
             chunks.append(piece[at : at + step])
             at += step
-    near = st.sampled_from([size, 2 * size - 1, 2 * size, 2 * size + 6, 3 * size]).map(lambda n: max(n, 1))
-    limits = draw(
-        st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near, "comments": st.booleans()})
-    )
-    return b"".join(lines), chunks, limits
+    return b"".join(lines), chunks, draw(limits_near(size))
+
+
+@cache
+def threshold_groups(size: int) -> st.SearchStrategy:
+    return st.lists(threshold_lines(size), min_size=1, max_size=5)
+
+
+@cache
+def limits_near(size: int) -> st.SearchStrategy:
+    """Limits near the chunk size, or none."""
+    near = pick(size, 2 * size - 1, 2 * size, 2 * size + 6, 3 * size).map(lambda n: max(n, 1))
+    return st.fixed_dictionaries({}, optional={"max_line_chars": near, "max_event_chars": near, "comments": BOOLEANS})
 
 
 def stream_of(chunks: list[bytes], **limits: int) -> tuple[bytes, list[bytes], dict]:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sse_course import Event, SSEParser
-from sse_course.classroom.fixtures import get_fixture
+from sse_course.classroom.fixtures import get_fixture, load_fixtures
 from sse_course.classroom.zoo import ZOO
 from sse_course.classroom.harness import (
+    SEARCH_ORDER,
+    STRATEGIES,
     chunks_of,
     find_failure,
     interesting_cuts,
     partitions,
     run,
     same_events,
+    search_plan,
     show_split,
 )
 
@@ -37,6 +42,29 @@ def test_partitions_fewest_cuts_first_and_pairs_bounded() -> None:
     assert found[0] == () and [len(p) for p in found] == sorted(len(p) for p in found)
     assert (1, 3) in found
     assert not list(partitions(b"x" * 100, ["pairs"]))
+
+
+def test_search_plan_is_every_partition_once_cheap_strategies_first() -> None:
+    """Reordering a search must not shrink it: each fixture gets exactly the
+    partitions ``partitions`` gives it, once each, under its own strategies or all."""
+    fixtures = load_fixtures()
+    assert set(SEARCH_ORDER) == set(STRATEGIES)
+    for strategies in (None, STRATEGIES):
+        plan = list(search_plan(fixtures, strategies))
+        planned: dict[int, list] = {id(fixture): [] for fixture in fixtures}
+        for fixture, cuts in plan:
+            planned[id(fixture)].append(cuts)
+        for fixture in fixtures:
+            names = fixture.checked_under if strategies is None else STRATEGIES
+            assert sorted(planned[id(fixture)]) == sorted(partitions(fixture.raw, names, fixture.cuts)), fixture.id
+    own = sum(len(set(fixture.cuts)) for fixture in fixtures)
+    assert [cuts for _, cuts in plan[own : own + len(fixtures)]] == [()] * len(fixtures)  # then one read of each
+    assert plan[-1][1] == (len(plan[-1][0].raw) - 2, len(plan[-1][0].raw) - 1)  # the pairs come last
+
+
+def test_search_plan_refuses_a_strategy_it_cannot_place() -> None:
+    with pytest.raises(KeyError, match="nonsense"):
+        list(search_plan([get_fixture("line_ends/lf")], ["whole", "nonsense"]))
 
 
 def test_interesting_cuts_inside_characters_and_crlf() -> None:

@@ -57,7 +57,11 @@ def late_over_early(quadratic: bool, chars: int = 200_000, window: int = 20_000)
 
 
 def test_one_byte_feed_of_8x_longer_line_takes_about_8x() -> None:
-    ratios = [one_byte_feed_seconds(200_000) / one_byte_feed_seconds(25_000) for _ in range(3)]
+    """The median of three ratios, each measured only if still needed: two on the
+    same side of 12 decide the median whatever the third is."""
+    ratios: list[float] = []
+    while len(ratios) < 3 and max(sum(r < 12 for r in ratios), sum(r >= 12 for r in ratios)) < 2:
+        ratios.append(one_byte_feed_seconds(200_000) / one_byte_feed_seconds(25_000))
     assert statistics.median(ratios) < 12, ratios  # linear: about 8; quadratic: about 64
 
 

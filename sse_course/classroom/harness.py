@@ -124,6 +124,36 @@ def partitions(raw: bytes, strategies: Iterable[str], extra_cuts: Iterable[int] 
     return sorted(found, key=lambda p: (len(p), p))
 
 
+#: The order a search across many fixtures tries the strategies in: those with few
+#: partitions first, so most mistakes show within a few runs; the quadratic pairs last.
+SEARCH_ORDER = ("whole", "interesting", "empty_reads", "single", "one_byte", "random", "pairs")
+
+
+def search_plan(fixtures: Iterable[Fixture], strategies: Iterable[str] | None = None) -> Iterator[tuple[Fixture, Partition]]:
+    """Every partition :func:`partitions` gives each fixture (its ``checked_under``
+    strategies, or ``strategies``, plus its own cuts), each once, ordered for a search
+    across fixtures: each fixture's own cuts, then one strategy at a time over every
+    fixture, in :data:`SEARCH_ORDER`. A parser wrong somewhere fails early; one right
+    everywhere still runs every partition of every fixture."""
+    fixtures = list(fixtures)
+    chosen = None if strategies is None else tuple(strategies)
+    named = [fixture.checked_under if chosen is None else chosen for fixture in fixtures]
+    unplaced = {name for names in named for name in names} - set(SEARCH_ORDER)
+    if unplaced:  # a strategy left out of the order would be left out of the search
+        raise KeyError(f"strategies not in SEARCH_ORDER: {sorted(unplaced)}")
+    done: list[set[Partition]] = [set() for _ in fixtures]
+    for phase in ("cuts", *SEARCH_ORDER):
+        for fixture, names, seen in zip(fixtures, named, done):
+            if phase == "cuts":
+                found: Iterable[Partition] = [(cut,) for cut in fixture.cuts]
+            else:
+                found = STRATEGIES[phase](fixture.raw) if phase in names else ()
+            for partition in found:
+                if partition not in seen:
+                    seen.add(partition)
+                    yield fixture, partition
+
+
 # --- running a parser -----------------------------------------------------
 
 
