@@ -5,7 +5,9 @@ layer with the smallest failing split, accepts the package's own code, and says
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +22,10 @@ from sse_course.events import EventAssembler
 from sse_course.lines import LineSplitter
 from sse_course.payloads import JSONPayloads
 
-from learner_code import ByteLines, Decoder
+from learner_code import Decoder
 from test_rules import CrWaits as ByteCrWaits, JsonLeaks, LfAfterCrKept, NoEndRequired, UnknownTypesRefused, cut_never_holds, encoder
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: Each layer's declaration, and the package's own layer (which the declarations
 #: accept; the public checks of "write X" tasks reject it as NOT YOURS, see test_ownership.py).
@@ -160,7 +164,30 @@ def test_check_parser_rejects_zoo_member(name: str, profile: str, capsys: pytest
         assert capsys.readouterr().out.startswith("Correct: your parser")
 
 
-@pytest.mark.parametrize("layer", sorted(LAYER_CHECKS))
+#: The layers no solution notebook checks: a right decoder, line limit, byte line splitter
+#: and block cutter are accepted by the check cells of solutions 02, 05, 03 and 09 (nbval
+#: runs them, on the learner's own code and with NOT YOURS watching).
+UNCHECKED_BY_A_SOLUTION = ("events", "lines")
+
+
+#: The check cell of each solution that stands for an "accepts a right answer" test here.
+SOLUTION_CHECK_CELLS = {
+    "02-bytes-to-text": "check_decoder(Decoder)",
+    "03-text-to-lines": "check_byte_lines(ByteLines)",
+    "05-limits-and-failures": "check_line_limit(LineLimit)",
+    "09-performance": "check_block_cutter(BlockCutter)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTION_CHECK_CELLS))
+def test_a_solution_shows_its_check_accepting_the_right_answer(name: str) -> None:
+    """nbval compares the stored output with a fresh run, so the stored "Correct" is this run's."""
+    cells = json.loads((ROOT / "solutions" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    outputs = ["".join(out.get("text", "")) for cell in cells if "".join(cell["source"]).strip() == SOLUTION_CHECK_CELLS[name] for out in cell["outputs"]]
+    assert len(outputs) == 1 and outputs[0].startswith("Correct: "), outputs
+
+
+@pytest.mark.parametrize("layer", UNCHECKED_BY_A_SOLUTION)
 def test_layer_check_accepts_the_package(layer: str, capsys: pytest.CaptureFixture[str]) -> None:
     declared, reference = LAYER_CHECKS[layer]
     verified = declared.verify(reference, own=False)
@@ -340,11 +367,6 @@ def test_byte_lines_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -> 
     assert_headline(failure, *kind)
     assert_shows_split(str(failure))
     assert_smallest(failure)
-
-
-def test_byte_lines_check_accepts_the_learners_own_splitter(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_byte_lines(ByteLines)
-    assert capsys.readouterr().out.startswith("Correct: ")
 
 
 def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str]) -> None:
