@@ -864,7 +864,7 @@ def check_block_cutter(factory: Callable[[], Any]) -> str:
 
 
 #: Every check's stated rules, by the name notebooks call it: tests/test_rules.py
-#: holds a mutant per rule (lessons 08 and 10 list theirs in live.py and resume.py).
+#: holds a mutant per rule (the tasks of exercises 01, 04, 05, 07 and 08 list theirs in tasks.py, tests/test_tasks.py; lesson 10 in resume.py).
 CHECK_RULES: dict[str, tuple[Rule, ...]] = {
     "check_safe_cut": SAFE_CUT_RULES,
     "check_decoder": DECODER.rules,
