@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from test_ownership import Holder, WrapsTheCoursesCutter
-from test_rules import CutterCrWaits
+from test_rules import CutterCrWaits, OnlyLfLf
 
 from sse_course.classroom import blocks
 from sse_course.classroom.blocks import BlockCutter
@@ -96,20 +96,6 @@ def test_a_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # --- the mutants: each rule the task states, broken once ----------------------
-
-
-class OnlyLfLf:
-    """Finds only LF LF: a CR blank line never ends a block."""
-
-    def __init__(self) -> None:
-        self.held = b""
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        *found, self.held = (self.held + chunk).split(b"\n\n")
-        return [block + b"\n\n" for block in found]
-
-    def close(self) -> bytes:
-        return self.held
 
 
 class DecodesBlocks(Solution):  # type: ignore[misc, valid-type]
