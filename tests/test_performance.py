@@ -9,13 +9,12 @@ line on every read, to show the check rejects quadratic code.
 
 from __future__ import annotations
 
-import statistics
 import time
 import tracemalloc
-from collections.abc import Callable
 
 from sse_course import LayeredSSEParser
 from sse_course.lines import LineSplitter
+from timing import median_of_three
 
 
 class RebuildingSplitter(LineSplitter):
@@ -55,16 +54,6 @@ def late_over_early(quadratic: bool, chars: int = 200_000, window: int = 20_000)
     early = span(window)
     target.feed(b"x" * (chars - 2 * window))  # the line grows in one read: only the reads at its ends are timed
     return span(window) / early
-
-
-def median_of_three(measure: Callable[[], float], threshold: float) -> float:
-    """The median of three measurements, each taken only if still needed: two on the
-    same side of ``threshold`` decide the median whatever the third is. One sample
-    on a busy machine can be off by a factor of three."""
-    ratios: list[float] = []
-    while len(ratios) < 3 and max(sum(r < threshold for r in ratios), sum(r >= threshold for r in ratios)) < 2:
-        ratios.append(measure())
-    return statistics.median(ratios)
 
 
 def test_one_byte_feed_of_8x_longer_line_takes_about_8x() -> None:
