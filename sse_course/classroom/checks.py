@@ -255,7 +255,7 @@ def refuses_huge_chunk(parser: Any, what: str) -> str:
             what, Kind.MISSING_ERROR, f"LineTooLong came only after holding {peak // 1024} KiB for a {HUGE_LIMIT}-character limit "
             f"(allowed: {HUGE_PEAK_BYTES // 1024} KiB): check the limit before buffering the chunk.", shown, direction="none raised",
         )
-    return f"and refuses one {len(chunk) >> 20} MiB chunk at max_line_chars={HUGE_LIMIT} holding at most {peak // 1024} KiB"
+    return f"and refuses one {len(chunk) >> 20} MiB chunk at max_line_chars={HUGE_LIMIT} holding under {HUGE_PEAK_BYTES >> 20} MiB"
 
 
 # --- the whole parser -------------------------------------------------------
