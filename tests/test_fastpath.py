@@ -8,6 +8,7 @@ produce the same events and the same error (type and message) in both.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import time
@@ -42,6 +43,8 @@ from timing import median_of_three
 
 PROFILES = ("strict", "browser")
 FIXTURES = load_fixtures()
+#: The fast parser's size thresholds, which the properties aim at.
+LONG, PIECE = sse_course.parser.LONG_LINE_BYTES, sse_course.parser.PIECE_BYTES
 
 Factory = Callable[[], LayeredSSEParser]
 
@@ -284,21 +287,31 @@ def long_lines(draw: st.DrawFn) -> bytes:
     sizes=st.lists(st.integers(1, 1500), min_size=1, max_size=6),
     profile=st.sampled_from(PROFILES),
     limits=st.fixed_dictionaries({}, optional={"max_line_chars": st.integers(200, 3000)}),
-    piece_bytes=st.sampled_from([sse_course.parser.PIECE_BYTES, 16, 100]),
+    piece_bytes=st.sampled_from([PIECE, 16, 100]),
+    long_line_bytes=st.sampled_from([LONG, 16, 100]),
 )
-def test_same_outcome_with_long_lines(raw: bytes, sizes: list[int], profile: str, limits: dict, piece_bytes: int) -> None:
+def test_same_outcome_with_long_lines(raw: bytes, sizes: list[int], profile: str, limits: dict, piece_bytes: int, long_line_bytes: int) -> None:
     """Long lines in chunks of many sizes; a small PIECE_BYTES makes these lines
-    long enough to be decoded in pieces."""
+    long enough to be decoded in pieces, a small LONG_LINE_BYTES long enough to be
+    taken alone."""
     chunks, at = [], 0
     while at < len(raw):
         chunks.append(raw[at : at + sizes[len(chunks) % len(sizes)]])
         at += len(chunks[-1])
-    with mock.patch.object(sse_course.parser, "PIECE_BYTES", piece_bytes):
+    with thresholds(piece_bytes, long_line_bytes):
         expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
     assert got == expected
 
 
-#: Streams on which hypothesis once found the fast path wrong, with small PIECE_BYTES.
+def thresholds(piece_bytes: int, long_line_bytes: int) -> contextlib.AbstractContextManager:
+    """The fast parser's two size thresholds, patched small so that short lines cross them."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(sse_course.parser, "PIECE_BYTES", piece_bytes))
+    stack.enter_context(mock.patch.object(sse_course.parser, "LONG_LINE_BYTES", long_line_bytes))
+    return stack
+
+
+#: Streams on which hypothesis once found the fast path wrong, with small thresholds.
 LONG_LINE_REGRESSIONS = [
     b"data: " + b"x" * 700 + b"\ndata: \n\ndata: \n\n",  # an empty piece hid the next blank line
     b"data: \n\rdata: \xff" + "€".encode() * 3 + b"\n",  # catching up, the first line held had an invalid byte
@@ -309,7 +322,7 @@ LONG_LINE_REGRESSIONS = [
 @pytest.mark.parametrize("piece_bytes", [16, 100])
 @pytest.mark.parametrize("raw", LONG_LINE_REGRESSIONS)
 def test_long_line_regressions(raw: bytes, piece_bytes: int) -> None:
-    with mock.patch.object(sse_course.parser, "PIECE_BYTES", piece_bytes):
+    with thresholds(piece_bytes, piece_bytes):
         for cuts in [*harness.partitions(raw, ("one_byte", "random"), ()), tuple(range(513, len(raw), 513))]:
             expected, got = compared(LayeredSSEParser, SSEParser, harness.chunks_of(raw, cuts))
             assert got == expected, cuts
@@ -614,10 +627,11 @@ def test_events_are_ordinary_events() -> None:
 # --- issue 10: the fast path's thresholds, and the defects found there ----------
 
 #: Chunk sizes where the fast parser changes its mind: a few bytes (the BOM's three,
-#: ``data: ``'s six), a 37-byte read, around 512 and 4096 (a slice of a long line
-#: in many reads), around PIECE_BYTES (64 KiB: a chunk past it is fed in slices,
-#: held bytes past it get a look), and past it.
-SIZES = [1, 3, 6, 37, 511, 512, 513, 600, 4096, 65535, 65536, 65537]
+#: ``data: ``'s six), a 37-byte read, around 512 (a slice of a long line in many
+#: reads), around LONG_LINE_BYTES (4 KiB: a chunk past it is cut at once, a first
+#: line past it is taken alone), around PIECE_BYTES (64 KiB: a chunk past it is fed
+#: in slices, held bytes past it get a look), and past it.
+SIZES = [1, 3, 6, 37, 511, 512, 513, 600, LONG - 1, LONG, LONG + 1, PIECE - 1, PIECE, PIECE + 1]
 MORE_SIZES = st.lists(pick(*SIZES), max_size=2)
 
 
