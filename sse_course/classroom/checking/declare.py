@@ -66,17 +66,25 @@ def check_partitions(fixture: Fixture) -> list[Partition]:
     """The fixture's partitions, with ``pairs`` narrowed to pairs holding an
     interesting cut (inside a character, between CR and LF, after ``data:``,
     between events): the pairs that catch the zoo, at a third of the cost."""
-    strategies = [name for name in fixture.checked_under if name != "pairs"]
-    found = partitions(fixture.raw, strategies, fixture.cuts)
-    if "pairs" in fixture.checked_under and len(fixture.raw) <= PAIRS_MAX_BYTES:
+    return list(narrowed_partitions(fixture.raw, tuple(fixture.checked_under), tuple(fixture.cuts)))
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def narrowed_partitions(raw: bytes, checked_under: tuple[str, ...], cuts: tuple[int, ...]) -> tuple[Partition, ...]:
+    """:func:`check_partitions`, made once per fixture: a check asks for every fixture's
+    partitions before it runs the first (even one that then fails on it), in each
+    profile, and every check that runs the fixture asks again."""
+    strategies = [name for name in checked_under if name != "pairs"]
+    found = partitions(raw, strategies, cuts)
+    if "pairs" in checked_under and len(raw) <= PAIRS_MAX_BYTES:
         seen = set(found)
-        for first in interesting_cuts(fixture.raw):
-            for other in range(1, len(fixture.raw)):
+        for first in interesting_cuts(raw):
+            for other in range(1, len(raw)):
                 pair = tuple(sorted((first, other)))
                 if first != other and pair not in seen:
                     seen.add(pair)
                     found.append(pair)
-    return found
+    return tuple(found)
 
 
 def not_yours(what: str, rule: NotYours, reason: str) -> CheckFailed:
