@@ -25,14 +25,14 @@ NOT_SHOWN_BY_FIXTURES = {"quadratic-rebuild", "event-type-stripped", "eager-last
 
 
 @cache
-def every_split() -> list[tuple[list[Fixture], Partition, list[bytes]]]:
+def every_split() -> list[tuple[list[Fixture], str, Partition, list[bytes]]]:
     """Every shipped fixture under every partition it is checked under, made once for
     all the tests here, cheap strategies first (a wrong member fails within a few runs).
-    Fixtures with the same input and options share one run per partition."""
-    splits: dict[tuple, tuple[list[Fixture], Partition, list[bytes]]] = {}
+    Fixtures with the same input and options (given as a key) share one run per partition."""
+    splits: dict[tuple, tuple[list[Fixture], str, Partition, list[bytes]]] = {}
     for fixture, cuts in search_plan(load_fixtures()):
-        key = (fixture.raw, tuple(sorted(fixture.options.items())), cuts)
-        splits.setdefault(key, ([], cuts, chunks_of(fixture.raw, cuts)))[0].append(fixture)
+        options = frozen_options(fixture.options)
+        splits.setdefault((fixture.raw, options, cuts), ([], options, cuts, chunks_of(fixture.raw, cuts)))[0].append(fixture)
     return list(splits.values())
 
 
@@ -51,16 +51,15 @@ def first_failing_split(name: str, profile: str) -> tuple[str, Partition] | None
     A wrong assembler is run once per thing it is handed (checks.HANDED_TO_ASSEMBLER):
     splits of a stream that hand it the same calls give the same outcome."""
     cls = ZOO[name]
+    handed = checks.HANDED_TO_ASSEMBLER if replaced_slot(cls) == "assembler" else None
     outcomes: dict[tuple, Outcome] = {}
-    for fixtures, cuts, chunks in every_split():
-        raw, options = fixtures[0].raw, frozen_options(fixtures[0].options)
-        handed = checks.HANDED_TO_ASSEMBLER(raw, cuts, profile, options) if replaced_slot(cls) == "assembler" else cuts
-        key = (raw, options, handed)
+    for fixtures, options, cuts, chunks in every_split():
+        raw = fixtures[0].raw
+        key = (raw, options, cuts if handed is None else handed(raw, cuts, profile, options))
         if key not in outcomes:
             outcomes[key] = run(lambda: cls(profile, **fixtures[0].options), chunks)
-        outcome = outcomes[key]
         for fixture in fixtures:
-            if not agrees(fixture.expected[profile], outcome):
+            if not agrees(fixture.expected[profile], outcomes[key]):
                 return fixture.id, cuts
     return None
 
