@@ -232,10 +232,10 @@ def handover(slot: str) -> Callable[[bytes, Partition, str, str], Any]:
     The layers before the slot run once per stream, a byte per read, as the reference
     does (:func:`regrouped`): a read is handed what its bytes complete, so the key is
     how many lines (or characters) the layer has been handed by the end of each read
-    before the one that raises, if one does. Exact for the package's layers, which hand over what
-    the bytes so far complete, not what the cuts make (tests/test_oracles.py compares
-    the regrouped hand-over with direct runs). A read longer than ``SLICE_BYTES`` is
-    fed in slices, a call each: such a split is its own key."""
+    before the one that raises, if one does. Exact for the package's layers, which
+    hand over what the bytes so far complete, not what the cuts make
+    (tests/test_oracles.py compares the regrouped hand-over with direct runs). A read
+    longer than ``SLICE_BYTES`` is fed in slices, a call each: such a split is its own key."""
 
     @functools.lru_cache(maxsize=1 << 12)
     def so_far(raw: bytes, profile: str, options: str) -> tuple[list[int], int]:
