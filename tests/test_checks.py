@@ -4,6 +4,7 @@ layer with the smallest failing split, accepts the package's own code, and says
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Callable
@@ -191,6 +192,37 @@ def test_layer_check_accepts_the_package(layer: str, capsys: pytest.CaptureFixtu
     declared, reference = LAYER_CHECKS[layer]
     verified = declared.verify(reference, own=False)
     assert "partitions" in verified and "strict and browser" in verified
+
+
+class EmptyReadDropsTheBlock(EventAssembler):
+    """Takes a feed of no lines for a stalled stream and drops the data read so far: wrong
+    only where a read completes no line while an event is open (two cuts in one line, or
+    an empty read), never under one read or one cut."""
+
+    def feed(self, lines: list[str]) -> list:
+        if not lines:
+            self.data_lines = []
+        return super().feed(lines)
+
+
+class OneEventPerFeed(EventAssembler):
+    """Returns the first event each feed completes and loses the others: wrong only where
+    one read completes two events."""
+
+    def feed(self, lines: list[str]) -> list:
+        return super().feed(lines)[:1]
+
+
+@pytest.mark.parametrize("mutant, direction", [(EmptyReadDropsTheBlock, ""), (OneEventPerFeed, "never")])
+def test_the_assembler_check_runs_each_hand_over_once_and_still_rejects_split_dependent_mistakes(mutant: type, direction: str) -> None:
+    """The event assembler check runs a split only if it hands the assembler other lines
+    than an earlier split did: a mistake that depends on how lines are grouped into feeds
+    is still found, with the verdict of a check that runs every split."""
+    deduped = failed(lambda: checks.EVENT_ASSEMBLER.verify(mutant, own=False))
+    assert deduped.verdict.kind in (K.WRONG_VALUE, K.MISSING) and deduped.verdict.direction == direction, str(deduped)
+    every_split = dataclasses.replace(checks.EVENT_ASSEMBLER, same_calls=None, fixtures=lambda: [get_fixture(deduped.verdict.fixture)])
+    assert str(failed(lambda: every_split.verify(mutant, own=False))) == str(deduped)
+    assert_smallest(deduped)
 
 
 @pytest.mark.parametrize("profile", ["strict", "browser"])

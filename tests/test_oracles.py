@@ -7,6 +7,7 @@ the cuts is shown to fail that comparison."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -15,6 +16,7 @@ from sse_course.classroom import checks, tasks
 from sse_course.classroom.checking import StreamCheck, Trace, frozen_options, regrouped
 from sse_course.classroom.harness import chunks_of, partitions
 from sse_course.classroom.zoo import ZOO
+from sse_course.layered import SLICE_BYTES
 
 #: Splits of every shape: one read, one byte per read, each interesting cut, all of
 #: them at once, seeded random ones, and empty reads at both ends.
@@ -63,3 +65,43 @@ def test_a_read_that_raises_carries_the_events_its_earlier_bytes_completed() -> 
     assert trace.calls == () and trace.error == ("DecodeError", 9)
     assert [event[:2] for event in trace.carried] == [("message", "a")]
     assert trace == checks.reference_trace.__wrapped__([raw], "strict", "{}")
+
+
+def handover_disagreements(fixtures: list) -> list[tuple[str, str, tuple[int, ...]]]:
+    """Each (fixture, profile, split) where what an assembler is handed, regrouped from a
+    byte per read, differs from a direct run; or where two splits get the same key
+    (checks.HANDED_TO_ASSEMBLER) but are handed different calls."""
+    regrouped_handover = regrouped(functools.partial(checks.handed_trace, "assembler"))
+    found = []
+    for fixture in fixtures:
+        splits = [*partitions(fixture.raw, SAMPLED), (0, len(fixture.raw))]  # a fifth of them share a key with another
+        for profile in checks.EVENT_ASSEMBLER.profiles:
+            options = frozen_options(fixture.options)
+            by_key: dict[tuple, tuple] = {}
+            for cuts in splits:
+                direct = checks.handed_trace("assembler", chunks_of(fixture.raw, cuts), profile, options)
+                calls = (direct.calls, direct.error, direct.carried)  # not ``reads``: reads after an error are never fed
+                key = checks.HANDED_TO_ASSEMBLER(fixture.raw, cuts, profile, options)
+                if regrouped_handover(fixture.raw, cuts, profile, options) != direct or by_key.setdefault(key, calls) != calls:
+                    found.append((fixture.id, profile, cuts))
+    return found
+
+
+def test_an_assembler_is_handed_what_the_bytes_so_far_complete() -> None:
+    """The event assembler check runs a learner's assembler once per distinct thing it is
+    handed: exact only if the key says what the package's decoder and splitter hand it,
+    read by read, under every split (their errors, with messages, included)."""
+    assert handover_disagreements(checks.all_fixtures()) == []
+
+
+def test_splits_that_hand_an_assembler_the_same_lines_share_a_key() -> None:
+    """Cuts before the same line end hand it the same lines; an empty read (one more
+    call, ``feed([])``), a cut past another line end, or an error in another read do not."""
+    handed = checks.HANDED_TO_ASSEMBLER
+    raw = b"data: abc\ndata: d\n\n"
+    assert handed(raw, (2,), "strict", "{}") == handed(raw, (9,), "strict", "{}") == (0, 3)
+    assert handed(raw, (10,), "strict", "{}") == handed(raw, (17,), "strict", "{}") == (1, 3)
+    assert handed(raw, (12, 12), "strict", "{}") == (1, 1, 3) and handed(raw, (18,), "strict", "{}") == (2, 3)
+    bad = b"data: a\n\xff\n"
+    assert handed(bad, (2,), "strict", "{}") == handed(bad, (5,), "strict", "{}") != handed(bad, (8,), "strict", "{}")
+    assert handed(b"x" * (SLICE_BYTES + 1), (), "strict", "{}") == ("sliced",)  # fed in two slices, two calls: never merged

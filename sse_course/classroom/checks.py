@@ -36,6 +36,7 @@ import codecs
 import encodings.utf_8
 import functools
 import inspect
+import itertools
 import json
 import random
 import tracemalloc
@@ -50,7 +51,7 @@ from ..errors import DEFAULT_MAX_LINE_CHARS, LineTooLong, SSEError
 from .. import events as package_events
 from ..events import Event, EventAssembler
 from ..lines import LineSplitter
-from ..layered import PROFILES, LayeredSSEParser
+from ..layered import PROFILES, SLICE_BYTES, LayeredSSEParser
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
 from ..profiles import get_profile
@@ -77,7 +78,7 @@ from .checking import (
     trace,
     try_it,
 )
-from .checking.compare import no_state, show_error
+from .checking.compare import NO_STATE, no_state, one_byte_reads, show_error
 from .fixtures import Fixture, load_contract, load_fixtures
 from .harness import (
     Partition,
@@ -181,6 +182,82 @@ def event_trace(factory: Callable[[], Any], chunks: Iterable[Any]) -> Trace:
 def reference_trace(chunks: list[bytes], profile: str, options: str) -> Trace:
     """What the package's layered parser gives: the oracle every parser check compares with."""
     return event_trace(lambda: compose(profile, json.loads(options)), chunks)
+
+
+class StandIn:
+    """Takes a layer's slot in the package's parser and keeps what the layers before it
+    hand it (the lines, or the characters of the text); hands nothing on."""
+
+    def __init__(self) -> None:
+        self.handed: list = []
+
+    def feed(self, value: Any) -> list:
+        self.handed.extend(value)
+        return []
+
+    def close(self) -> list:
+        return []
+
+    def take(self) -> tuple:
+        """What was handed since the last take."""
+        taken, self.handed = tuple(self.handed), []
+        return taken
+
+
+def handed_trace(slot: str, chunks: list[bytes], profile: str, options: str) -> Trace:
+    """What the package's layers before ``slot`` hand the layer in it, read by read:
+    each read's lines (or characters), then the error they raise (its message too)
+    with what they handed in that read. The layers before a slot never see what the
+    layer in it returns, so this is all the layer is given, whatever it does."""
+    stand_in = StandIn()
+    parser = compose(profile, json.loads(options), **{slot: stand_in})
+    handed: list[tuple] = []
+    try:
+        for chunk in chunks:
+            parser.feed(chunk)
+            handed.append(stand_in.take())
+        parser.close()
+    except SSEError as err:
+        error = (f"{type(err).__name__}: {err}", getattr(err, "offset", None))
+        return Trace(len(chunks), tuple(handed), (NO_STATE,) * len(handed), error, stand_in.take())
+    return Trace(len(chunks), (*handed, stand_in.take()), (NO_STATE,) * (len(handed) + 1))
+
+
+def handover(slot: str) -> Callable[[bytes, Partition, str, str], Any]:
+    """What a layer in ``slot`` is handed under a split, as a key: two splits of a
+    stream (in a profile, with options) with the same key hand the layer the same
+    calls with the same arguments (a ``feed`` per read, then ``close()``), so a check
+    runs it once for both.
+
+    The layers before the slot run once per stream, a byte per read, as the reference
+    does (:func:`regrouped`): a read is handed what its bytes complete, so the key is
+    how many lines (or characters) the layer has been handed by the end of each read
+    before the one that raises, if one does. Exact for the package's layers, which
+    hand over what the bytes so far complete, not what the cuts make
+    (tests/test_oracles.py compares the regrouped hand-over with direct runs). A read
+    longer than ``SLICE_BYTES`` is fed in slices, a call each: such a split is its own key."""
+
+    @functools.lru_cache(maxsize=1 << 12)
+    def so_far(raw: bytes, profile: str, options: str) -> tuple[list[int], int]:
+        """How much is handed by the end of each byte; the read that raised (byte
+        ``raised - 1``), or one past the last byte."""
+        steps = handed_trace(slot, one_byte_reads(raw), profile, options)
+        counts = list(itertools.accumulate(len(call) for call in steps.calls[: len(raw) + 1]))
+        return counts, len(steps.calls) if steps.error else len(raw) + 1
+
+    def handed(raw: bytes, cuts: Partition, profile: str, options: str) -> tuple:
+        ends = [*cuts, len(raw)]
+        if any(b - a > SLICE_BYTES for a, b in zip([0, *cuts], ends)):
+            return ("sliced", *cuts)
+        counts, raised = so_far(raw, profile, options)
+        return tuple(counts[end] for end in ends if end < raised)
+
+    return handed
+
+
+#: What an event assembler is handed (a splitter is handed text that differs in nine
+#: splits of ten: its key would cost more than the runs it saves).
+HANDED_TO_ASSEMBLER = handover("assembler")
 
 
 #: The fixture families that explain a layer's mistakes, searched first.
@@ -355,7 +432,7 @@ def check_line_splitter(factory: Callable[..., Any]) -> str:
 EVENT_ASSEMBLER = layer_check(
     "assembler", "your event assembler",
     rules(("fields", "fields, dispatch, id and retry as the standard says")),
-    by_strictness, without_option("max_event_chars"), empty=[],
+    by_strictness, without_option("max_event_chars"), empty=[], same_calls=HANDED_TO_ASSEMBLER,
 )
 
 

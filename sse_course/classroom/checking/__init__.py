@@ -38,6 +38,10 @@ A check fed in chunks is a :class:`StreamCheck`; the public function is one line
     def check_decoder(factory):
         return DECODER.verify(factory)
 
+A layer check may also declare ``same_calls``: what the learner's layer is handed
+under a split, as a key (``checks.HANDED_TO_ASSEMBLER``). A split that hands it
+exactly what an earlier split of the stream handed it is then not run again.
+
 ``rules`` lists every rule the task states, by name; ``tests/test_rules.py``
 holds one mutant per rule name and asserts the check rejects it with the
 right kind and direction. A check that is not fed in chunks (a function
