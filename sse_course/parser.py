@@ -19,7 +19,10 @@ built (docs/architecture.md). It holds no stage and hands nothing to one.
   line is one event; a run of ``data: `` lines is one value, joined by LF in one
   ``replace``; any other line goes through the field rules one by one;
 * an unfinished line past its room is decoded as it comes onto the line's
-  text, which grows in place, so a long line is held once, as text.
+  text, which grows in place, so a long line is held once, as text; the room
+  grows with the text, so the text grows in few steps;
+* a line longer than LONG_LINE_BYTES is found by its line end and taken alone,
+  never searched for a blank line.
 
 The standard's rules are the functions the stages use (``split_field``,
 ``parse_retry``, ``id_accepted``, ``data_size``, ``make_event``,
@@ -322,8 +325,11 @@ class SSEParser:
 
     def _set_room(self) -> int:
         """How many bytes may be held before a look: a character takes at least one
-        byte, so while they fit, no line and no event can pass its limit."""
-        self._room = min(self._max_line - self._head_chars, self._max_event - self._data_chars, PIECE_BYTES)
+        byte, so while they fit, no line and no event can pass its limit. A long
+        line's room grows with its text (an eighth of it), so the text grows in
+        steps of at least 1.125x: a few copies of the line in all, even where
+        ``realloc`` copies each time, and at most an eighth more held beside it."""
+        self._room = min(self._max_line - self._head_chars, self._max_event - self._data_chars, max(PIECE_BYTES, self._head_chars >> 3))
         return self._room
 
     def _extend_head(self, text: str) -> None:

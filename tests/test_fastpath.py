@@ -597,6 +597,22 @@ def test_limit_fires_before_a_huge_chunk_is_decoded() -> None:
     assert peak < 1 << 20
 
 
+def test_a_long_lines_text_grows_in_few_steps() -> None:
+    """A 4 MiB line in 64 KiB chunks is appended to its text in steps of at least
+    1.125x once past 512 KiB (18 appends), not in steps of 128 KiB (32): where
+    ``realloc`` copies the text at each step (glibc does, once a large block was
+    freed), the line's cost grew with its square."""
+    size = 4 << 20
+    raw = b"data: " + b"x" * size + b"\n\n"
+    parser = SSEParser(max_line_chars=size + 10, max_event_chars=size + 10)
+    steps = []
+    extend = SSEParser._extend_head
+    with mock.patch.object(SSEParser, "_extend_head", lambda self, text: (steps.append(len(text)), extend(self, text))):
+        events = [event for i in range(0, len(raw), 65536) for event in parser.feed(raw[i : i + 65536])]
+    assert len(events[0].data) == size
+    assert len(steps) <= 4 + 18 + 1, steps  # steps of 128 KiB to 512 KiB, then 1.125x to 4 MiB, the line's end
+
+
 def test_long_line_peak_memory_stays_near_its_size() -> None:
     """A 4 MiB data line in 64 KiB chunks: the fragments, the joined line and the
     event's data are never all alive at once (peak under 2.5x the line)."""
