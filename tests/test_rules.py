@@ -16,7 +16,7 @@ from sse_course.classroom import checks
 from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.zoo import PAYLOAD_ZOO
 from sse_course.errors import LineTooLong
-from sse_course.payloads import JSONPayloads
+from sse_course.payloads import JSONPayloads, PayloadError
 
 # --- exercise 02: safe_cut and the decoder ------------------------------------------
 
@@ -289,6 +289,17 @@ class NoEndMarker(JSONPayloads):
         super().__init__(**{**config, "end_marker": None})
 
 
+class PayloadsDropped(JSONPayloads):
+    """Raises the right error, without the payloads its feed completed before it."""
+
+    def feed(self, events: Any) -> list:
+        try:
+            return super().feed(events)
+        except PayloadError as err:
+            err.payloads = []
+            raise
+
+
 # --- exercise 09: blocks cut on the bytes ---------------------------------------------
 
 
@@ -420,6 +431,7 @@ MUTANTS: dict[str, dict[str, tuple[tuple, tuple[Kind, str]]]] = {
         "end-marker": ((NoEndMarker,), (Kind.WRONG_ERROR, "unexpected")),
         "own-error": ((PAYLOAD_ZOO["json-error-leaks"],), (Kind.WRONG_ERROR, "other class")),
         "empty-data": ((PAYLOAD_ZOO["empty-data-skipped"],), (Kind.MISSING_ERROR, "none raised")),
+        "nothing-lost": ((PayloadsDropped,), (Kind.MISSING, "never")),
     },
     "check_payloads": {
         "complete-events-only": ((PAYLOAD_ZOO["per-chunk-json"],), (Kind.MISSING, "never")),

@@ -78,7 +78,7 @@ from .checking import (
     trace,
     try_it,
 )
-from .checking.compare import NO_STATE, no_state, one_byte_reads, show_error
+from .checking.compare import NO_STATE, carried_events, no_state, one_byte_reads, show_error
 from .fixtures import Fixture, load_contract, load_fixtures
 from .harness import (
     Partition,
@@ -506,8 +506,15 @@ def payload_error_name(err: Exception) -> str:
     return type(err).__name__
 
 
+def carried_payloads(err: Exception) -> Iterable[Any]:
+    """A payload error carries the payloads its ``feed()`` completed before it, in
+    ``payloads`` (nothing is lost); an SSE error from the parser in front, its events."""
+    payloads = getattr(err, "payloads", None)
+    return carried_events(err) if payloads is None else payloads
+
+
 def payload_trace(factory: Callable[[], Any], chunks: list) -> Trace:
-    return trace(factory, chunks, normalise=lambda value: value, state=no_state, name=payload_error_name)
+    return trace(factory, chunks, normalise=lambda value: value, state=no_state, name=payload_error_name, carries=carried_payloads)
 
 
 def payload_oracle(reference: Callable[..., Any]) -> Callable[[bytes, Partition, str, str], Trace]:
@@ -533,6 +540,7 @@ ADAPTER_RULES = rules(
     ("end-marker", "the end marker yields no payload; an event after it, or no marker at close(), is an error"),
     ("own-error", "a broken payload raises a payload error of its own, not JSONDecodeError or an SSE error"),
     ("empty-data", "an event with empty data is a broken payload, not skipped"),
+    ("nothing-lost", "a payload error carries, in its payloads attribute, the payloads its feed() completed before it"),
 )
 
 PAYLOADS = StreamCheck(
@@ -552,7 +560,8 @@ def check_payloads(factory: Callable[..., Any]) -> str:
 @exercise("your JSON adapter")
 def check_json_adapter(factory: Callable[..., Any]) -> str:
     """Lesson 06: ``factory(**config)`` returns an adapter with ``feed(events) ->
-    list`` and ``close() -> list``, raising its own error for a broken payload."""
+    list`` and ``close() -> list``, raising its own error for a broken payload,
+    which carries in ``payloads`` what the same ``feed()`` completed before it."""
     return JSON_ADAPTER.verify(factory)
 
 

@@ -55,12 +55,18 @@ def identity(item: Any) -> Any:
     return item
 
 
+def carried_events(err: Exception) -> Iterable[Any]:
+    """What an SSE error carries: the events completed before it (nothing is lost)."""
+    return getattr(err, "events", None) or ()
+
+
 def trace(
     factory: Callable[[], Any],
     chunks: Iterable[Any],
     normalise: Callable[[Any], Any] = identity,
     state: Callable[[Any], Any] = state_of,
     name: Callable[[Exception], str] = error_name,
+    carries: Callable[[Exception], Iterable[Any]] = carried_events,
 ) -> Trace:
     """Run a fresh object over the chunks, then close it; record what came out."""
     chunks = list(chunks)
@@ -73,7 +79,7 @@ def trace(
             calls.append(tuple(normalise(item) for item in out))
             states.append(state(parser))
     except Exception as err:  # a wrong object may raise anything: that is what it did
-        carried = tuple(normalise(item) for item in getattr(err, "events", None) or ())
+        carried = tuple(normalise(item) for item in carries(err))
         return Trace(len(chunks), tuple(calls), tuple(states), (name(err), getattr(err, "offset", None)), carried)
     return Trace(len(chunks), tuple(calls), tuple(states))
 
