@@ -305,10 +305,7 @@ def test_same_outcome_with_long_lines(raw: bytes, sizes: list[int], profile: str
 
 def thresholds(piece_bytes: int, long_line_bytes: int) -> contextlib.AbstractContextManager:
     """The fast parser's two size thresholds, patched small so that short lines cross them."""
-    stack = contextlib.ExitStack()
-    stack.enter_context(mock.patch.object(sse_course.parser, "PIECE_BYTES", piece_bytes))
-    stack.enter_context(mock.patch.object(sse_course.parser, "LONG_LINE_BYTES", long_line_bytes))
-    return stack
+    return mock.patch.multiple(sse_course.parser, PIECE_BYTES=piece_bytes, LONG_LINE_BYTES=long_line_bytes)
 
 
 #: Streams on which hypothesis once found the fast path wrong, with small thresholds.
@@ -602,32 +599,38 @@ def test_a_long_lines_text_grows_in_few_steps() -> None:
     1.125x once past 512 KiB (18 appends), not in steps of 128 KiB (32): where
     ``realloc`` copies the text at each step (glibc does, once a large block was
     freed), the line's cost grew with its square."""
-    size = 4 << 20
-    raw = b"data: " + b"x" * size + b"\n\n"
-    parser = SSEParser(max_line_chars=size + 10, max_event_chars=size + 10)
+    parser, chunks = long_data_line()
     steps = []
     extend = SSEParser._extend_head
     with mock.patch.object(SSEParser, "_extend_head", lambda self, text: (steps.append(len(text)), extend(self, text))):
-        events = [event for i in range(0, len(raw), 65536) for event in parser.feed(raw[i : i + 65536])]
-    assert len(events[0].data) == size
+        events = [event for chunk in chunks for event in parser.feed(chunk)]
+    assert len(events[0].data) == LONG_DATA
     assert len(steps) <= 4 + 18 + 1, steps  # steps of 128 KiB to 512 KiB, then 1.125x to 4 MiB, the line's end
 
 
 def test_long_line_peak_memory_stays_near_its_size() -> None:
     """A 4 MiB data line in 64 KiB chunks: the fragments, the joined line and the
     event's data are never all alive at once (peak under 2.5x the line)."""
-    size = 4 << 20
-    raw = b"data: " + b"x" * size + b"\n\n"
-    chunks = [raw[i : i + 65536] for i in range(0, len(raw), 65536)]
-    parser = SSEParser(max_line_chars=size + 10, max_event_chars=size + 10)
+    parser, chunks = long_data_line()
     tracemalloc.start()
     try:
         events = [event for chunk in chunks for event in parser.feed(chunk)]
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(events[0].data) == size
-    assert peak < 2.5 * size
+    assert len(events[0].data) == LONG_DATA
+    assert peak < 2.5 * LONG_DATA
+
+
+#: The data of the long line the growth and memory tests read.
+LONG_DATA = 4 << 20
+
+
+def long_data_line() -> tuple[SSEParser, list[bytes]]:
+    """A parser whose limits allow it, and one data line of LONG_DATA bytes then a blank line, in 64 KiB chunks."""
+    raw = b"data: " + b"x" * LONG_DATA + b"\n\n"
+    parser = SSEParser(max_line_chars=LONG_DATA + 10, max_event_chars=LONG_DATA + 10)
+    return parser, [raw[i : i + 65536] for i in range(0, len(raw), 65536)]
 
 
 def test_events_are_ordinary_events() -> None:
