@@ -13,10 +13,26 @@ SEED = 20261130
 
 #: Mixed scripts, so chunk cuts land inside 2-, 3- and 4-byte characters.
 WORDS = [
-    "the", " token", " stream", ",", ".", " data", " parser",
-    " привет", " мир", " поток", " событие",
-    "你好", "世界", "事件", "流",
-    " 🙂", " 🚀", "👩‍💻", " café", " naïve",
+    "the",
+    " token",
+    " stream",
+    ",",
+    ".",
+    " data",
+    " parser",
+    " привет",
+    " мир",
+    " поток",
+    " событие",
+    "你好",
+    "世界",
+    "事件",
+    "流",
+    " 🙂",
+    " 🚀",
+    "👩‍💻",
+    " café",
+    " naïve",
 ]
 
 

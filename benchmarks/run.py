@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from corpora import CORPORA, EDGE_CASES, chunked, long_line
 from parsers import OURS, Parse, Triple, char_loop, installed_peers, ours
+
 from sse_course import LayeredSSEParser, SSEParser
 
 REFERENCE = "LayeredSSEParser"
@@ -151,7 +152,7 @@ class Cell:
 
 def first_difference(expected: list[Triple], got: list[Triple], reference: str = REFERENCE) -> str:
     """Where two event lists part, shortly."""
-    for i, (e, g) in enumerate(zip(expected, got)):
+    for i, (e, g) in enumerate(zip(expected, got, strict=False)):
         if e != g:
             return f"event {i}: {reference} {short(e)} vs {short(g)}"
     return f"{len(expected)} events vs {len(got)} (the first {min(len(expected), len(got))} agree)"
@@ -190,7 +191,10 @@ def edge_case_findings(parsers: dict[str, Parse]) -> list[str]:
     findings = []
     for case, raw in EDGE_CASES.items():
         for name, parse in parsers.items():
-            found = {label: outcome_difference(standard, parse, chunks) for label, chunks in (("whole", [raw]), ("1 B", chunked(raw, 1)))}
+            found = {
+                label: outcome_difference(standard, parse, chunks)
+                for label, chunks in (("whole", [raw]), ("1 B", chunked(raw, 1)))
+            }
             if found["whole"] == found["1 B"] and found["whole"]:
                 findings.append(f"{case}: {name}: {found['whole']}")
             else:
@@ -218,7 +222,7 @@ def growth(parsers: dict[str, Parse], plan: Plan) -> dict[str, list[float | None
                 results[name].append(None)  # too slow already at a smaller size
                 continue
             try:
-                first = cpu_time(lambda c: parse(guarded(c, plan.cap_seconds)), chunks)  # type: ignore[arg-type]
+                first = cpu_time(lambda c: parse(guarded(c, plan.cap_seconds)), chunks)  # type: ignore[arg-type]  # noqa: B023
             except TooSlow:
                 results[name].append(None)
                 continue
@@ -296,15 +300,22 @@ def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: li
         worst = max(ratios) if ratios else None
         growth, peak = growth_ratios.get(name), peaks.get(name)
         verdicts = (
-            f"must (<= 1.00) {'met' if worst is not None and worst <= 1 else 'MISSED'}, "
-            f"goal (<= 0.50) {'met' if worst is not None and worst <= 0.5 else 'missed'}",
-            f"{'met' if growth and growth <= 10 else 'MISSED'} (<= 10)",
-            f"{'met' if peak is not None and peak < 2.0 else 'MISSED'} (below 2.0; exactly {peak:.4f})"
-            if peak is not None else "MISSED (not measured)",
-        ) if name == TARGETED else ("not a target",) * 3
-        print(f"  {name}: worst cell {fmt(worst)}x the fastest peer -> {verdicts[0]}; "
-              f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}, "
-              f"at 0.50 or below: {sum(r <= 0.5 for r in ratios)}/{len(ratios)}")
+            (
+                f"must (<= 1.00) {'met' if worst is not None and worst <= 1 else 'MISSED'}, "
+                f"goal (<= 0.50) {'met' if worst is not None and worst <= 0.5 else 'missed'}",
+                f"{'met' if growth and growth <= 10 else 'MISSED'} (<= 10)",
+                f"{'met' if peak is not None and peak < 2.0 else 'MISSED'} (below 2.0; exactly {peak:.4f})"
+                if peak is not None
+                else "MISSED (not measured)",
+            )
+            if name == TARGETED
+            else ("not a target",) * 3
+        )
+        print(
+            f"  {name}: worst cell {fmt(worst)}x the fastest peer -> {verdicts[0]}; "
+            f"cells faster than every peer: {sum(r <= 1 for r in ratios)}/{len(ratios)}, "
+            f"at 0.50 or below: {sum(r <= 0.5 for r in ratios)}/{len(ratios)}"
+        )
         print(f"  {name}: one-byte growth last/first {fmt(growth)} -> {verdicts[1]}")
         print(f"  {name}: peak memory {fmt(peak)}x the line -> {verdicts[2]}")
     print(f"  whole run: {elapsed:.0f} s wall time")

@@ -69,7 +69,7 @@ the connection's socket down (httpcore's ``trace`` extension reports the
 socket as it connects). So does breaking out of a sync loop (the loop's generator is freed at once; an async loop's is closed
 later, by the event loop: use ``async with``). Iterating again continues from
 the last event handed over, on a new connection.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
 from contextlib import aclosing, suppress
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Any
 
 import httpx
 
@@ -124,7 +124,9 @@ class ConnectionFailed(NotAnEventStream):
         self.url = url
         self.status_code = status_code
         self.content_type = content_type
-        super().__init__(f"expected 200 text/event-stream from {url}, got {status_code} {content_type or 'no content type'}")
+        super().__init__(
+            f"expected 200 text/event-stream from {url}, got {status_code} {content_type or 'no content type'}"
+        )
 
 
 class RequestFailed(Exception):
@@ -153,7 +155,7 @@ class Reconnecting:
     error: Exception | None = field(default=None, compare=False)
 
 
-Item = Union[Event, Comment, Reconnecting]
+Item = Event | Comment | Reconnecting
 
 
 @dataclass(frozen=True)
@@ -272,7 +274,9 @@ class ResumeState:
         self.failures = 0 if self.delivered or now else self.failures + 1
         if now:
             return 0.0
-        waited = self.reconnection_ms if self.backoff is None else self.backoff.delay_ms(self.reconnection_ms, self.failures)
+        waited = (
+            self.reconnection_ms if self.backoff is None else self.backoff.delay_ms(self.reconnection_ms, self.failures)
+        )
         return min(waited, MAX_WAIT_MS) / 1000
 
 
@@ -478,7 +482,14 @@ class _ClientBase:
 class EventSourceClient(_ClientBase):
     """A reconnecting event-stream client (sync); iterate it for events."""
 
-    def __init__(self, url: str, *, client: httpx.Client | None = None, sleep: Callable[[float], Any] | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        client: httpx.Client | None = None,
+        sleep: Callable[[float], Any] | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(url, **options)
         self.owns_client = client is None  # ours to close; one given by the caller is not
         self.http: httpx.Client = client if client is not None else httpx.Client(**own_client_options())

@@ -139,7 +139,9 @@ class SSEParser:
         self._head_chars = 0  # the characters of the unfinished line in _head ("data: " counted)
         self._head_data = False  # _head is a data line's value
         self._held = bytearray()  # the unfinished line's bytes not yet decoded
-        self._at_rest = self._room = min(self._max_line, self._max_event, PIECE_BYTES)  # held bytes allowed before a look
+        self._at_rest = self._room = min(
+            self._max_line, self._max_event, PIECE_BYTES
+        )  # held bytes allowed before a look
         self._offset = 0  # the stream offset of the first held byte
         self._cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
         self._at_start = True  # a BOM may still come
@@ -256,7 +258,9 @@ class SSEParser:
         """The held bytes and ``chunk``, through its last line end, go through the field
         rules; the unfinished line after it is held."""
         held = self._held
-        end = (max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) if CR in chunk else chunk.rfind(b"\n")) + 1  # after the last line end
+        end = (
+            max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) if CR in chunk else chunk.rfind(b"\n")
+        ) + 1  # after the last line end
         rest = len(chunk) - end
         events: list[Event | Comment] = []
         try:
@@ -329,7 +333,11 @@ class SSEParser:
         line's room grows with its text (an eighth of it), so the text grows in
         steps of at least 1.125x: a few copies of the line in all, even where
         ``realloc`` copies each time, and at most an eighth more held beside it."""
-        self._room = min(self._max_line - self._head_chars, self._max_event - self._data_chars, max(PIECE_BYTES, self._head_chars >> 3))
+        self._room = min(
+            self._max_line - self._head_chars,
+            self._max_event - self._data_chars,
+            max(PIECE_BYTES, self._head_chars >> 3),
+        )
         return self._room
 
     def _extend_head(self, text: str) -> None:
@@ -386,7 +394,12 @@ class SSEParser:
         errors, done = self._errors, 0
         try:
             for lines in blocks:
-                if lines.startswith(b"data: ") and LF not in lines and not self._data and len(lines) - 6 <= self._max_event:
+                if (
+                    lines.startswith(b"data: ")
+                    and LF not in lines
+                    and not self._data
+                    and len(lines) - 6 <= self._max_event
+                ):
                     value = lines[6:].decode("utf-8", errors)
                     self._last_id = self._id  # one data line, then a blank line: the standard's dispatch
                     events.append(make_event(self._type, value, self._id, self._retry))
@@ -467,7 +480,9 @@ class SSEParser:
         """The long lines that start ``block`` (the first may end one whose text is
         held), each taken alone; returns the rest of the block."""
         start = 0
-        while self._head_chars or (len(block) - start > LONG_LINE_BYTES and line_end(block, start) - start > LONG_LINE_BYTES):
+        while self._head_chars or (
+            len(block) - start > LONG_LINE_BYTES and line_end(block, start) - start > LONG_LINE_BYTES
+        ):
             start = self._end_long_line(block, start, events)
         return block[start:] if start else block
 

@@ -42,7 +42,11 @@ class PayloadError(ValueError):
     """
 
     def __init__(self, problem: str, index: int, event: Event | None) -> None:
-        where = f"event {index + 1} (type {event.type!r}, data {excerpt(event.data)})" if event else f"after {index} event{'' if index == 1 else 's'}"
+        where = (
+            f"event {index + 1} (type {event.type!r}, data {excerpt(event.data)})"
+            if event
+            else f"after {index} event{'' if index == 1 else 's'}"
+        )
         super().__init__(f"{where}: {problem}")
         self.index = index
         self.event = event

@@ -32,7 +32,9 @@ PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (
         Profile("strict", "strict", True, "invalid UTF-8 and a stream cut inside an event are errors"),
-        Profile("browser", "replace", False, "the WHATWG standard: U+FFFD for invalid UTF-8, an unfinished event dropped"),
+        Profile(
+            "browser", "replace", False, "the WHATWG standard: U+FFFD for invalid UTF-8, an unfinished event dropped"
+        ),
     )
 }
 

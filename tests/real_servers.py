@@ -171,7 +171,9 @@ def uvicorn_serving(app: Any) -> Iterator[str]:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", loop="asyncio", http="h11", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", loop="asyncio", http="h11", timeout_graceful_shutdown=2
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn-test", daemon=True)
     thread.start()
@@ -283,7 +285,9 @@ class Framework:
 
 
 FRAMEWORKS = {
-    "sse-starlette": Framework("sse-starlette", "sse-starlette", "uvicorn (Starlette)", starlette_app, uvicorn_serving, raw_json),
+    "sse-starlette": Framework(
+        "sse-starlette", "sse-starlette", "uvicorn (Starlette)", starlette_app, uvicorn_serving, raw_json
+    ),
     "fastapi": Framework("fastapi", "fastapi", "uvicorn", fastapi_app, uvicorn_serving, ensure_ascii_json),
     "aiohttp-sse": Framework("aiohttp-sse", "aiohttp-sse", "aiohttp", aiohttp_app, aiohttp_serving, raw_json),
 }

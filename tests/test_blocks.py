@@ -90,7 +90,9 @@ def test_the_solution_gives_the_tasks_examples(chunks: list[bytes], expected: li
 
 
 def test_a_stub_is_not_attempted(capsys: pytest.CaptureFixture[str]) -> None:
-    stub = solution_with("        self.held = bytearray()", "        raise NotImplementedError\n        self.held = bytearray()")
+    stub = solution_with(
+        "        self.held = bytearray()", "        raise NotImplementedError\n        self.held = bytearray()"
+    )
     check_block_cutter(stub)
     assert capsys.readouterr().out.startswith("Not attempted yet: your block cutter still raises NotImplementedError")
 
@@ -117,16 +119,24 @@ class LosesTail(Solution):  # type: ignore[misc, valid-type]
 MUTANTS = {
     "waits-for-the-next-chunk-after-a-cr": (CutterCrWaits, (Kind.MISSING, "late")),
     "forgets-the-dropped-lf-across-chunks": (
-        solution_with("if self.after_cr and chunk.startswith(LF):", "if False:"), (Kind.EXTRA, "more")
+        solution_with("if self.after_cr and chunk.startswith(LF):", "if False:"),
+        (Kind.EXTRA, "more"),
     ),
     "forgets-the-dropped-lf-across-empty-chunks": (
-        solution_with("        if not chunk:\n            return []", "        if not chunk:\n            self.after_cr = False\n            return []"),
+        solution_with(
+            "        if not chunk:\n            return []",
+            "        if not chunk:\n            self.after_cr = False\n            return []",
+        ),
         (Kind.EXTRA, "more"),
     ),
     "finds-only-lf-lf": (OnlyLfLf, (Kind.MISSING, "never")),
-    "drops-the-lf-of-a-crlf-inside-a-block": (solution_with("                self.held += LF\n", ""), (Kind.WRONG_VALUE, "")),
+    "drops-the-lf-of-a-crlf-inside-a-block": (
+        solution_with("                self.held += LF\n", ""),
+        (Kind.WRONG_VALUE, ""),
+    ),
     "duplicates-a-block-it-gave": (
-        solution_with("                del self.held[:after]\n                after = 0\n", ""), (Kind.WRONG_VALUE, "")
+        solution_with("                del self.held[:after]\n                after = 0\n", ""),
+        (Kind.WRONG_VALUE, ""),
     ),
     "decodes": (DecodesBlocks, (Kind.WRONG_ERROR, "unexpected")),
     "close-loses-the-tail": (LosesTail, (Kind.WRONG_VALUE, "")),
@@ -187,10 +197,16 @@ def test_every_rule_case_is_a_strategy_input_too() -> None:
 
 
 def test_the_block_table_shows_each_feeds_blocks_and_held_bytes() -> None:
-    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>", render_blocks(b"data: a\r\r\ndata: b", [8]))
+    rows = re.findall(
+        r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>",
+        render_blocks(b"data: a\r\r\ndata: b", [8]),
+    )
     assert [row[0] for row in rows] == ["chunk 1", "chunk 2", "close()"]
     assert rows[0][2] == "<i>none</i>" and html.unescape(rows[0][3]) == "<code>b'data: a\\r'</code>"
-    assert html.unescape(rows[1][2]) == "<code>b'data: a\\r\\r\\n'</code>" and html.unescape(rows[1][3]) == "<code>b'data: b'</code>"
+    assert (
+        html.unescape(rows[1][2]) == "<code>b'data: a\\r\\r\\n'</code>"
+        and html.unescape(rows[1][3]) == "<code>b'data: b'</code>"
+    )
     assert html.unescape(rows[2][2]).startswith("<code>b'data: b'</code>")
 
 

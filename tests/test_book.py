@@ -73,7 +73,7 @@ RENDERED = """() => ({
         cell.querySelector('.cell_output .explorer-view')?.getBoundingClientRect().height ?? 0),
 })"""
 #: The search page's verdict once it has finished, and the pages it lists.
-SEARCH_DONE = "() => /^(Search finished|Your search did not match)/.test(document.querySelector('.search-summary')?.innerText ?? '')"
+SEARCH_DONE = "() => /^(Search finished|Your search did not match)/.test(document.querySelector('.search-summary')?.innerText ?? '')"  # noqa: E501
 SEARCH_RESULTS = "() => [...document.querySelectorAll('#search-results a[href]')].map(a => a.href)"
 
 
@@ -126,7 +126,9 @@ class Page(HTMLParser):
         classes = set(attributes.get("class", "").split())
         inside = self.enter(tag, classes)
         if "pre" not in inside:  # highlighted code's tokens are for the stylesheet only
-            self.features |= {(tag, name) for name in classes or {""} if not name.startswith("tag_") or name == "tag_explorer"}
+            self.features |= {
+                (tag, name) for name in classes or {""} if not name.startswith("tag_") or name == "tag_explorer"
+            }
         if "id" in attributes:
             self.ids.add(attributes["id"])
         if tag == "a" and "name" in attributes:
@@ -284,9 +286,9 @@ def check_page(report: Report, folder: Path, page: Page, pages: dict[str, Page])
             continue  # an outside link (the standard, httpx's site): not the book's to check
         name, fragment = local
         if name not in pages and not (folder / name).is_file():
-            report.add(path, f"broken link: {href[len(BOOK):]} (no such page)")
+            report.add(path, f"broken link: {href[len(BOOK) :]} (no such page)")
         elif fragment and name in pages and not {fragment, unquote(fragment)} & pages[name].ids:
-            report.add(path, f"broken link: {href[len(BOOK):]} (no such anchor)")  # the HTML rule
+            report.add(path, f"broken link: {href[len(BOOK) :]} (no such anchor)")  # the HTML rule
     if not page.sidebar:
         report.add(path, "no sidebar")
     for local in page.sidebar:
@@ -326,10 +328,14 @@ def pages_to_open(pages: dict[str, Page]) -> list[str]:
         chosen.append(path)
         covered |= pages[path].features
     parts = {path.partition("/")[0]: path for path in sorted(pages, reverse=True)}
-    return chosen + [path for part, path in sorted(parts.items()) if part not in {path.partition("/")[0] for path in chosen}]
+    return chosen + [
+        path for part, path in sorted(parts.items()) if part not in {path.partition("/")[0] for path in chosen}
+    ]
 
 
-def check_site(browser: Any, folder: Path, search: tuple[str, str] | None = None) -> tuple[Report, dict[str, Page], list[str]]:
+def check_site(
+    browser: Any, folder: Path, search: tuple[str, str] | None = None
+) -> tuple[Report, dict[str, Page], list[str]]:
     """Check every page under ``folder`` as written; open in the browser a page of each kind,
     and the search for ``search`` (term, page it must list). Returns the report, the pages
     and those opened."""
@@ -392,7 +398,9 @@ def explorer_count(folder: str) -> int:
     )
 
 
-def test_every_page_of_the_book_has_no_broken_link_and_each_kind_renders_with_no_error(browser: Any, book: tuple[list[str], Path]) -> None:
+def test_every_page_of_the_book_has_no_broken_link_and_each_kind_renders_with_no_error(
+    browser: Any, book: tuple[list[str], Path]
+) -> None:
     problems, out = book
     assert problems == []
     assert SEARCH_TERM in (ROOT / SEARCH_PAGE).with_suffix(".ipynb").read_text(encoding="utf-8")
@@ -534,9 +542,14 @@ EXPECTED = {
 
 def test_the_checker_flags_each_kind_of_broken_page(browser: Any, tmp_path: Path) -> None:
     (tmp_path / PART).mkdir()
-    for path, body in [("search.html", SEARCH_PAGE_BODY), *((f"{PART}/{name}", body) for name, body in BROKEN_PAGES.items())]:
+    for path, body in [
+        ("search.html", SEARCH_PAGE_BODY),
+        *((f"{PART}/{name}", body) for name, body in BROKEN_PAGES.items()),
+    ]:
         title = "" if "<title>" in body else f"<title>{path}</title>"
-        (tmp_path / path).write_text(f"<!DOCTYPE html><html><head>{title}</head><body>{body}</body></html>", encoding="utf-8")
+        (tmp_path / path).write_text(
+            f"<!DOCTYPE html><html><head>{title}</head><body>{body}</body></html>", encoding="utf-8"
+        )
     report, pages, opened = check_site(browser, tmp_path, search=("needle", f"{PART}/heavy.html"))
     assert f"{PART}/good.html" not in report.problems
     for name, expected in EXPECTED.items():

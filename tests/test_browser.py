@@ -298,7 +298,7 @@ OPEN_AND_RUN = """async ([path, indexes, seconds]) => {
     };
     const late = new Promise((_, reject) => setTimeout(() => reject(new Error(`${path}: not run within ${seconds} s`)), seconds * 1000));
     return Promise.race([run(), late]);
-}"""
+}"""  # noqa: E501
 #: Close the notebook's tab (disposed: no "save changes?" dialog) and have the server
 #: shut its kernel down; the next notebook need not wait for that.
 CLOSE = """(path) => {
@@ -422,7 +422,9 @@ def write_notebook(path: Path, explorer: str, *widgets: str) -> None:
 def check_written(app: App, name: str, *sources: str, react_seconds: float = REACT_SECONDS) -> None:
     path = app.root / f"{name}.ipynb"
     write_notebook(path, *sources)
-    check_notebook(app.page, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{name}.png", react_seconds)
+    check_notebook(
+        app.page, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{name}.png", react_seconds
+    )
 
 
 #: Broken notebooks, each with the message the check must fail with.

@@ -12,6 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from learner_code import Decoder
+from test_rules import (
+    CrWaits as ByteCrWaits,
+)
+from test_rules import (
+    JsonLeaks,
+    LfAfterCrKept,
+    NoEndRequired,
+    UnknownTypesRefused,
+    cut_never_holds,
+    encoder,
+)
 
 from sse_course import SSEParser
 from sse_course.classroom import checks
@@ -22,9 +34,6 @@ from sse_course.decoding import Utf8Decoder
 from sse_course.events import EventAssembler
 from sse_course.lines import LineSplitter
 from sse_course.payloads import JSONPayloads
-
-from learner_code import Decoder
-from test_rules import CrWaits as ByteCrWaits, JsonLeaks, LfAfterCrKept, NoEndRequired, UnknownTypesRefused, cut_never_holds, encoder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,7 +91,9 @@ def failed(check: Callable[[], None]) -> checks.CheckFailed:
 
 
 def assert_shows_split(message: str) -> None:
-    assert "under the split" in message and "\n    b'" in message and "expected: " in message and "got: " in message, message
+    assert "under the split" in message and "\n    b'" in message and "expected: " in message and "got: " in message, (
+        message
+    )
 
 
 def assert_headline(failure: checks.CheckFailed, kind: checks.Kind, direction: str) -> None:
@@ -128,7 +139,10 @@ def test_decode_error_offset_counts_bytes_held_from_earlier_reads() -> None:
     got = checks.event_trace(lambda: compose("strict", decoder=ZOO["offset-without-pending"].part()), chunks)
     assert expected.error == ("DecodeError", 6) and got.error == ("DecodeError", 8)
     found = checks.difference(expected, got)
-    assert (found.kind, found.direction) == (checks.Kind.WRONG_VALUE, "offset") and "DecodeError at byte 6 is right, your code says byte 8" in found.says
+    assert (found.kind, found.direction) == (
+        checks.Kind.WRONG_VALUE,
+        "offset",
+    ) and "DecodeError at byte 6 is right, your code says byte 8" in found.says
 
 
 def test_last_event_id_is_compared_after_every_read() -> None:
@@ -183,7 +197,12 @@ SOLUTION_CHECK_CELLS = {
 def test_a_solution_shows_its_check_accepting_the_right_answer(name: str) -> None:
     """nbval compares the stored output with a fresh run, so the stored "Correct" is this run's."""
     cells = json.loads((ROOT / "solutions" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
-    outputs = ["".join(out.get("text", "")) for cell in cells if "".join(cell["source"]).strip() == SOLUTION_CHECK_CELLS[name] for out in cell["outputs"]]
+    outputs = [
+        "".join(out.get("text", ""))
+        for cell in cells
+        if "".join(cell["source"]).strip() == SOLUTION_CHECK_CELLS[name]
+        for out in cell["outputs"]
+    ]
     assert len(outputs) == 1 and outputs[0].startswith("Correct: "), outputs
 
 
@@ -214,13 +233,17 @@ class OneEventPerFeed(EventAssembler):
 
 
 @pytest.mark.parametrize("mutant, direction", [(EmptyReadDropsTheBlock, ""), (OneEventPerFeed, "never")])
-def test_the_assembler_check_runs_each_hand_over_once_and_still_rejects_split_dependent_mistakes(mutant: type, direction: str) -> None:
+def test_the_assembler_check_runs_each_hand_over_once_and_still_rejects_split_dependent_mistakes(
+    mutant: type, direction: str
+) -> None:
     """The event assembler check runs a split only if it hands the assembler other lines
     than an earlier split did: a mistake that depends on how lines are grouped into feeds
     is still found, with the verdict of a check that runs every split."""
     deduped = failed(lambda: checks.EVENT_ASSEMBLER.verify(mutant, own=False))
     assert deduped.verdict.kind in (K.WRONG_VALUE, K.MISSING) and deduped.verdict.direction == direction, str(deduped)
-    every_split = dataclasses.replace(checks.EVENT_ASSEMBLER, same_calls=None, fixtures=lambda: [get_fixture(deduped.verdict.fixture)])
+    every_split = dataclasses.replace(
+        checks.EVENT_ASSEMBLER, same_calls=None, fixtures=lambda: [get_fixture(deduped.verdict.fixture)]
+    )
     assert str(failed(lambda: every_split.verify(mutant, own=False))) == str(deduped)
     assert_smallest(deduped)
 
@@ -345,7 +368,9 @@ def stub_function(*args: Any, **kwargs: Any) -> Any:
         (checks.check_named_events, Stub),
     ],
 )
-def test_stub_is_not_attempted_and_does_not_raise(check: Callable[[Any], None], stub: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stub_is_not_attempted_and_does_not_raise(
+    check: Callable[[Any], None], stub: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     check(stub)
     assert capsys.readouterr().out.startswith("Not attempted yet: ")
 
@@ -379,7 +404,9 @@ def hold_last_lead_only(buffer: bytes) -> int:
     return len(buffer) - 1 if buffer and buffer[-1] >= 0xC0 else len(buffer)
 
 
-@pytest.mark.parametrize("mutant, says", [(hold_last_lead_only, "too high"), (cut_never_holds, "too high"), (lambda b: 0, "too low")])
+@pytest.mark.parametrize(
+    "mutant, says", [(hold_last_lead_only, "too high"), (cut_never_holds, "too high"), (lambda b: 0, "too low")]
+)
 def test_safe_cut_check_rejects_wrong_cuts_with_the_shortest_buffer(mutant: Callable[[bytes], int], says: str) -> None:
     failure = failed(lambda: checks.check_safe_cut(mutant))
     message = str(failure)
@@ -409,7 +436,11 @@ def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str
 
 @pytest.mark.parametrize(
     "mutant, kind",
-    [(NoEndRequired, (K.MISSING_ERROR, "none raised")), (JsonLeaks, (K.WRONG_ERROR, "other class")), (UnknownTypesRefused, (K.WRONG_ERROR, "unexpected"))],
+    [
+        (NoEndRequired, (K.MISSING_ERROR, "none raised")),
+        (JsonLeaks, (K.WRONG_ERROR, "other class")),
+        (UnknownTypesRefused, (K.WRONG_ERROR, "unexpected")),
+    ],
 )
 def test_named_events_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -> None:
     failure = failed(lambda: checks.check_named_events(mutant))

@@ -181,7 +181,9 @@ def test_another_status_or_type_fails_without_reconnecting(mode: str, status: in
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("content_type", ["text/event-stream", "Text/Event-Stream; Charset=UTF-8", "text/event-stream;charset=utf-8"])
+@pytest.mark.parametrize(
+    "content_type", ["text/event-stream", "Text/Event-Stream; Charset=UTF-8", "text/event-stream;charset=utf-8"]
+)
 def test_the_media_type_may_carry_parameters_in_any_case(mode: str, content_type: str) -> None:
     with SSEServer(THREE, content_type=content_type, end_with_204=True) as server:
         items, _, _ = read(mode, server.url)
@@ -401,7 +403,7 @@ def test_the_server_compresses_each_write_so_it_arrives_at_once() -> None:
 #: Streams with an ID on every event (so that resuming is exact): line ends of
 #: every kind, multibyte characters, a BOM, comments, retry, a data-less block.
 HAND_MADE = {
-    "mixed": b"retry: 5\r\nid: 1\r\ndata: caf\xc3\xa9\r\n\r\n: keep-alive\nid: 2\ndata: b\ndata: b2\n\nid: 3\rdata: c\r\r",
+    "mixed": b"retry: 5\r\nid: 1\r\ndata: caf\xc3\xa9\r\n\r\n: keep-alive\nid: 2\ndata: b\ndata: b2\n\nid: 3\rdata: c\r\r",  # noqa: E501
     "id-only-block": b"id: 1\ndata: a\n\nid: 2\n\nid: 3\nevent: e\ndata: \xf0\x9f\x91\x8b\n\n",
     "bom-and-multibyte": "\ufeffid: 1\ndata: é€\n\nid: 2\ndata: 👋\n\nid: 3\ndata: ü\n\n".encode(),
 }

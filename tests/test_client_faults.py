@@ -446,7 +446,11 @@ def client_section() -> str:
 
 def test_the_readme_names_every_error_the_client_raises_or_reconnects_after() -> None:
     section = client_section()
-    named = [f"httpx.{error.__name__}" for error in DROPS + REFUSALS] + ["ConnectionFailed", "RequestFailed", "SSEError"]
+    named = [f"httpx.{error.__name__}" for error in DROPS + REFUSALS] + [
+        "ConnectionFailed",
+        "RequestFailed",
+        "SSEError",
+    ]
     assert [name for name in named if f"`{name}`" not in section] == []
     assert f"{MAX_WAIT_MS:_}" in section  # the maximum wait, as the code has it
 
@@ -459,7 +463,10 @@ def test_each_failure_while_reading_is_a_drop_with_its_reason(mode: str) -> None
         [OK + b"retry: 1\nid: 1\ndata: a\n\n"],
         [OK, STALL],
         [gzipped + compressed("gzip", b": hi\n\n")[0] + CORRUPT],
-        [head(200, "Content-Type: text/event-stream", "Transfer-Encoding: chunked") + b"".join(chunked(b"data: b\n\n", b"data: c"))],
+        [
+            head(200, "Content-Type: text/event-stream", "Transfer-Encoding: chunked")
+            + b"".join(chunked(b"data: b\n\n", b"data: c"))
+        ],
         [OK, RESET],
         [NO_CONTENT],
     ]
@@ -566,6 +573,13 @@ def test_the_readme_backoff_formula_is_what_the_client_waits() -> None:
     formula = re.search(r"wait `([^`]*failures[^`]*)`", row).group(1)
     delays: list[float] = []
     with FaultServer([OK]) as server:  # every connection empty
-        read("sync", server.url, reconnection_ms=100, backoff=Backoff(factor=2, cap_ms=10_000, jitter=0), max_reconnects=4, sleep=delays.append)
+        read(
+            "sync",
+            server.url,
+            reconnection_ms=100,
+            backoff=Backoff(factor=2, cap_ms=10_000, jitter=0),
+            max_reconnects=4,
+            sleep=delays.append,
+        )
     said = [eval(formula, {"max": max}, {"retry": 100, "factor": 2, "failures": n}) / 1000 for n in range(1, 5)]
     assert delays == said == [0.1, 0.2, 0.4, 0.8]

@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-
 from course_tool import course
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,10 +48,12 @@ class Checked:
 @pytest.fixture
 def check(capsys: pytest.CaptureFixture[str]) -> Callable[[Path], Checked]:
     """``tools/course.py --check --root REPO``, run in this process (a new one costs a second)."""
+
     def run(repo: Path) -> Checked:
         capsys.readouterr()
         code = course.main(["--check", "--root", str(repo)])
         return Checked(code, capsys.readouterr().err)
+
     return run
 
 
@@ -76,7 +77,9 @@ def test_a_hand_edited_readme_time_fails_the_check(repo: Path, check: Callable[[
     assert check(repo).returncode == 0
 
 
-def test_a_hand_edited_header_time_is_found_and_rewritten_without_touching_outputs(repo: Path, check: Callable[[Path], Checked]) -> None:
+def test_a_hand_edited_header_time_is_found_and_rewritten_without_touching_outputs(
+    repo: Path, check: Callable[[Path], Checked]
+) -> None:
     lesson = repo / "notebooks/03-text-to-lines.ipynb"
     before = json.loads(lesson.read_text(encoding="utf-8"))
     edit(lesson, "about 30 minutes reading, 25 minutes", "about 40 minutes reading, 25 minutes")
@@ -96,17 +99,24 @@ def test_a_changed_manifest_reaches_every_page(repo: Path, check: Callable[[Path
     text = manifest.read_text(encoding="utf-8")
     lesson = text.index('id = "04"')
     at = text.index("reading_minutes = 35\n", lesson)  # lesson 04's own entry, whatever other lessons read
-    manifest.write_text(text[:at] + "reading_minutes = 40\n" + text[at + len("reading_minutes = 35\n"):], encoding="utf-8")
+    manifest.write_text(
+        text[:at] + "reading_minutes = 40\n" + text[at + len("reading_minutes = 35\n") :], encoding="utf-8"
+    )
     assert check(repo).returncode == 1
     assert "notebooks/04-lines-to-events.ipynb" in course.write(repo)
     header = course._header_text((repo / "notebooks/04-lines-to-events.ipynb").read_text(encoding="utf-8"))
-    assert "**Time:** about 40 minutes reading, 30 minutes for the [exercise](../exercises/04-lines-to-events.ipynb)." in header
+    assert (
+        "**Time:** about 40 minutes reading, 30 minutes for the [exercise](../exercises/04-lines-to-events.ipynb)."
+        in header
+    )
     assert "| 04 | [Lines to events]" in (repo / "README.md").read_text(encoding="utf-8")
     assert "*40 minutes reading, 30 minutes exercise;" in (repo / course.NOTES).read_text(encoding="utf-8")
     assert check(repo).returncode == 0
 
 
-def test_a_course_map_whose_markers_were_lost_is_found_by_its_table(repo: Path, check: Callable[[Path], Checked]) -> None:
+def test_a_course_map_whose_markers_were_lost_is_found_by_its_table(
+    repo: Path, check: Callable[[Path], Checked]
+) -> None:
     readme = repo / "README.md"
     text = readme.read_text(encoding="utf-8")
     stripped = text.replace(course.MAP_BEGIN + "\n\n", "").replace("\n\n" + course.MAP_END, "")
@@ -121,14 +131,27 @@ def test_a_wrong_title_is_reported(repo: Path, check: Callable[[Path], Checked])
     result = check(repo)
     assert "its title '# 06 · JSON payloads' does not name '06 · Payloads'" in result.stderr
     edit(repo / "solutions/06-payloads.ipynb", '"# Exercise 06 · Payloads\\n"', '"# Exercise 06 · JSON\\n"')
-    assert "solutions/06-payloads.ipynb: its title '# Exercise 06 · JSON' does not name '06 · Payloads'" in check(repo).stderr
+    assert (
+        "solutions/06-payloads.ipynb: its title '# Exercise 06 · JSON' does not name '06 · Payloads'"
+        in check(repo).stderr
+    )
 
 
 @pytest.mark.parametrize(
     "path, old, new, expected",
     [
-        ("notebooks/00-welcome.ipynb", "| Text to lines |", "| Lines of text |", "[03](03-text-to-lines.ipynb) 'Lines of text', course.toml: 03 · Text to lines"),
-        ("notebooks/11-where-next.ipynb", "[07](07-evidence.ipynb) Evidence", "[07](07-proof.ipynb) Evidence", "[07](07-proof.ipynb) 'Evidence'"),
+        (
+            "notebooks/00-welcome.ipynb",
+            "| Text to lines |",
+            "| Lines of text |",
+            "[03](03-text-to-lines.ipynb) 'Lines of text', course.toml: 03 · Text to lines",
+        ),
+        (
+            "notebooks/11-where-next.ipynb",
+            "[07](07-evidence.ipynb) Evidence",
+            "[07](07-proof.ipynb) Evidence",
+            "[07](07-proof.ipynb) 'Evidence'",
+        ),
     ],
 )
 def test_a_lesson_table_row_with_another_title_or_file_is_reported(
@@ -146,7 +169,10 @@ def test_a_lesson_table_row_with_another_title_or_file_is_reported(
         ("# T\n\nText.\n\n**Time:** old.\n\n[Map](m)", "# T\n\nText.\n\n**Time:** new.\n\n[Map](m)"),
         ("# T\n\nText.\n\n[Map](m)", "# T\n\nText.\n\n**Prerequisites:** p.\n\n**Time:** new.\n\n[Map](m)"),
         ("# T\n\n**Time**: old style.\n\nMore.", "# T\n\n**Prerequisites:** p.\n\n**Time:** new.\n\nMore."),
-        ("# T\n\n**Prerequisites:** a,\nb.\n\n**Time:** 1.\n\n**Time:** 2.", "# T\n\n**Prerequisites:** p.\n\n**Time:** new."),
+        (
+            "# T\n\n**Prerequisites:** a,\nb.\n\n**Time:** 1.\n\n**Time:** 2.",
+            "# T\n\n**Prerequisites:** p.\n\n**Time:** new.",
+        ),
     ],
 )
 def test_owned_paragraphs_are_replaced_or_placed(cell: str, expected: str) -> None:
@@ -159,10 +185,14 @@ def test_owned_paragraphs_are_replaced_or_placed(cell: str, expected: str) -> No
 @pytest.mark.parametrize(
     "old, new, message",
     [
-        ('teaching_minutes = 15\n', 'teaching_minutes = 15\nminutes = 3\n', "unknown keys ['minutes']"),
-        ('title = "Welcome"\n', '', "missing keys ['title']"),
+        ("teaching_minutes = 15\n", "teaching_minutes = 15\nminutes = 3\n", "unknown keys ['minutes']"),
+        ('title = "Welcome"\n', "", "missing keys ['title']"),
         ('prerequisites = ["00"]', 'prerequisites = ["02"]', "prerequisites ['02'] are not earlier lessons"),
-        ('notebook = "notebooks/06-payloads.ipynb"', 'notebook = "notebooks/06-json.ipynb"', "notebooks/06-json.ipynb does not exist"),
+        (
+            'notebook = "notebooks/06-payloads.ipynb"',
+            'notebook = "notebooks/06-json.ipynb"',
+            "notebooks/06-json.ipynb does not exist",
+        ),
         ('id = "02"', 'id = "03"', "expected 02"),
     ],
 )
@@ -174,7 +204,11 @@ def test_a_wrong_manifest_is_refused(repo: Path, old: str, new: str, message: st
 
 
 def test_an_exercise_without_minutes_is_refused(repo: Path) -> None:
-    edit(repo / "course.toml", "exercise_minutes = 30\nteaching_minutes = 25\n", "exercise_minutes = 0\nteaching_minutes = 25\n")
+    edit(
+        repo / "course.toml",
+        "exercise_minutes = 30\nteaching_minutes = 25\n",
+        "exercise_minutes = 0\nteaching_minutes = 25\n",
+    )
     with pytest.raises(course.ManifestError, match="an exercise needs its solution and exercise_minutes > 0"):
         course.load(repo)
 
@@ -196,10 +230,14 @@ def pace_problems(lessons: tuple[course.Lesson, ...], root: Path = ROOT) -> list
     problems = []
     for lesson in lessons:
         words = prose_words(root / lesson.notebook)
-        for minutes, limit, what in ((lesson.reading_minutes, MAX_WORDS_PER_READING_MINUTE, "reading"),
-                                     (lesson.teaching_minutes, MAX_WORDS_PER_TEACHING_MINUTE, "teaching")):
+        for minutes, limit, what in (
+            (lesson.reading_minutes, MAX_WORDS_PER_READING_MINUTE, "reading"),
+            (lesson.teaching_minutes, MAX_WORDS_PER_TEACHING_MINUTE, "teaching"),
+        ):
             if words > minutes * limit:
-                problems.append(f"lesson {lesson.id}: {words} words in {minutes} minutes {what}; at most {limit} a minute")
+                problems.append(
+                    f"lesson {lesson.id}: {words} words in {minutes} minutes {what}; at most {limit} a minute"
+                )
     return problems
 
 
@@ -222,18 +260,36 @@ def test_a_time_too_short_for_the_lesson_is_rejected() -> None:
 
 def lesson(lesson_id: str, teaching: int, exercise: int, prerequisites: tuple[str, ...] = ()) -> course.Lesson:
     files = (f"exercises/{lesson_id}.ipynb", f"solutions/{lesson_id}.ipynb") if exercise else (None, None)
-    return course.Lesson(lesson_id, f"Lesson {lesson_id}", f"notebooks/{lesson_id}.ipynb", 20, exercise, teaching, prerequisites, (), *files)
+    return course.Lesson(
+        lesson_id,
+        f"Lesson {lesson_id}",
+        f"notebooks/{lesson_id}.ipynb",
+        20,
+        exercise,
+        teaching,
+        prerequisites,
+        (),
+        *files,
+    )
 
 
 #: A small course with round times, so that the plans below can be timed by hand.
 SMALL = course.Course(
-    (lesson("00", 15, 0), lesson("01", 20, 15, ("00",)), lesson("02", 25, 30, ("01",)), lesson("03", 30, 25, ("02",))), ()
+    (lesson("00", 15, 0), lesson("01", 20, 15, ("00",)), lesson("02", 25, 30, ("01",)), lesson("03", 30, 25, ("02",))),
+    (),
 )
 
 
 def workshop(**changes: object) -> course.Workshop:
     plan = ("lesson 00", "lesson 01", "exercise 01", "lesson 02", "exercise 02", "lesson 03", "exercise 03")
-    values = {"name": "Test day", "start": "09:00", "end": "17:00", "plan": plan, "break_minutes": 15, "max_session_minutes": 60}
+    values = {
+        "name": "Test day",
+        "start": "09:00",
+        "end": "17:00",
+        "plan": plan,
+        "break_minutes": 15,
+        "max_session_minutes": 60,
+    }
     return course.Workshop(**{**values, **changes})
 
 
@@ -254,7 +310,7 @@ def test_breaks_and_lunch_are_placed_by_the_clock() -> None:
     slots = course.schedule(SMALL, workshop(lunch_after="10:00", lunch_minutes=45))
     pauses = [(course._clock(s.start), s.minutes, s.what) for s in slots if s.lesson is None]
     assert pauses == [("09:50", 15, "Break"), ("10:30", 45, "Lunch"), ("12:15", 15, "Break")]
-    assert all(a.end == b.start for a, b in zip(slots, slots[1:]))
+    assert all(a.end == b.start for a, b in zip(slots, slots[1:], strict=False))
 
 
 @pytest.mark.parametrize(

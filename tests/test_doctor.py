@@ -38,7 +38,7 @@ sys.meta_path.insert(0, Missing())
 # not installed: the editable install's finder goes (the repository root stays importable as the current folder)
 sys.meta_path[:] = [finder for finder in sys.meta_path if not getattr(finder, "__module__", "").startswith("__editable__")]
 sys.path[:] = [entry for entry in sys.path if entry.rstrip("/") != ROOT]
-"""
+"""  # noqa: E501
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -49,7 +49,9 @@ def run_doctor(env: dict[str, str]) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_the_doctor_passes_in_the_course_environment(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+def test_the_doctor_passes_in_the_course_environment(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
     """In this process, from the repository root: the environment is the same as a subprocess
     would see, and Jupyter's modules are imported already (a subprocess spends seconds on them).
     The command itself runs in the test below."""
@@ -108,8 +110,14 @@ def test_a_kernel_that_does_not_start_fails() -> None:
 HERE = str(Path(doctor.__file__).parent.parent / "__init__.py")
 WIDGETS = {"ipywidgets": "/env/ipywidgets/__init__.py", "ipywidgets_version": "8"}
 KERNEL_REPLIES = {
-    "sse_course missing": ({"sse_course_error": "ModuleNotFoundError: No module named 'sse_course'"}, ["ok", "FAIL", "ok"]),
-    "another copy": ({"sse_course": "/elsewhere/sse_course/__init__.py", "sse_course_version": "0"}, ["ok", "warn", "ok"]),
+    "sse_course missing": (
+        {"sse_course_error": "ModuleNotFoundError: No module named 'sse_course'"},
+        ["ok", "FAIL", "ok"],
+    ),
+    "another copy": (
+        {"sse_course": "/elsewhere/sse_course/__init__.py", "sse_course_version": "0"},
+        ["ok", "warn", "ok"],
+    ),
     "this copy": ({"sse_course": HERE, "sse_course_version": "0"}, ["ok", "ok", "ok"]),
 }
 
@@ -186,7 +194,9 @@ def test_a_kernelspec_whose_python_lacks_ipykernel_is_named_with_its_python(jupy
     assert f"the python3 kernelspec {spec} runs {python}, which cannot import ipykernel" in line.text
     assert "(ModuleNotFoundError: No module named 'ipykernel')" in line.text
     assert f"`{python} -m pip install ipykernel`" in line.text and "`jupyter kernelspec remove python3`" in line.text
-    assert not any("kernel starts" in str(found) for found in doctor.lines())  # no 60 s wait for a kernel that cannot start
+    assert not any(
+        "kernel starts" in str(found) for found in doctor.lines()
+    )  # no 60 s wait for a kernel that cannot start
     spec.unlink()  # what `jupyter kernelspec remove python3` does
     assert doctor.check_kernelspec().status == "ok"
 
@@ -194,7 +204,9 @@ def test_a_kernelspec_whose_python_lacks_ipykernel_is_named_with_its_python(jupy
 def test_a_kernelspec_running_a_python_that_does_not_exist_fails(jupyter_dirs: Path) -> None:
     spec = jupyter_dirs / "data" / "kernels" / "python3" / "kernel.json"
     spec.parent.mkdir(parents=True)
-    spec.write_text(json.dumps({"argv": [str(jupyter_dirs / "gone"), "-m", "ipykernel_launcher"], "language": "python"}))
+    spec.write_text(
+        json.dumps({"argv": [str(jupyter_dirs / "gone"), "-m", "ipykernel_launcher"], "language": "python"})
+    )
     line = doctor.check_kernelspec()
     assert line.status == "FAIL" and "FileNotFoundError" in line.text
 
@@ -205,4 +217,6 @@ def test_importing_nbformat_builds_no_grammar() -> None:
     nbformat (each pytest worker, JupyterLab, the book, this doctor)."""
     code = "import sys, nbformat; print('rfc3987_syntax' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False", "jsonschema's format checker imports rfc3987_syntax: pip install 'jsonschema<4.25'"
+    assert result.stdout.strip() == "False", (
+        "jsonschema's format checker imports rfc3987_syntax: pip install 'jsonschema<4.25'"
+    )

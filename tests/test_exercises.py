@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 import importlib.util
+import re
 import shutil
 from pathlib import Path
 
@@ -58,7 +58,11 @@ def stub_functions(source: str) -> list[str]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body[1:] if isinstance(node.body[0], ast.Expr) else node.body
-            if len(body) == 1 and isinstance(body[0], ast.Raise) and ast.unparse(body[0]) == "raise NotImplementedError":
+            if (
+                len(body) == 1
+                and isinstance(body[0], ast.Raise)
+                and ast.unparse(body[0]) == "raise NotImplementedError"
+            ):
                 found.append(node.name)
     return found
 
@@ -126,7 +130,9 @@ def test_predict_cells_ask_before_they_answer(path: Path) -> None:
         if after is not None and after.cell_type == "markdown":
             assert after.source.startswith(("<details>", "#")), (path.name, after.source[:80])
     solved = nbformat.read(ROOT / "solutions" / path.name, as_version=4).cells
-    assert all(cell.outputs for cell in solved if make_exercises.PREDICT_TAG in cell_tags(cell)), "the solution keeps the answers"
+    assert all(cell.outputs for cell in solved if make_exercises.PREDICT_TAG in cell_tags(cell)), (
+        "the solution keeps the answers"
+    )
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
@@ -165,7 +171,9 @@ def test_the_generated_note_is_for_maintainers_only() -> None:
     assert "solutions/00-test.ipynb" in exercise.metadata[make_exercises.METADATA_KEY]["generated"]
     assert learner_text(exercise) == "# Exercise 00"
     exercise.metadata.pop(make_exercises.METADATA_KEY)
-    assert make_exercises.structure(exercise) != make_exercises.structure(make_exercises.exercise_of(solution, "00-test.ipynb"))
+    assert make_exercises.structure(exercise) != make_exercises.structure(
+        make_exercises.exercise_of(solution, "00-test.ipynb")
+    )
 
 
 @pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
@@ -226,7 +234,9 @@ def lesson_windows() -> dict[tuple[str, ...], str]:
 
 
 def repeats(blocks: list[list[str]], lessons: dict[tuple[str, ...], str]) -> list[str]:
-    return [f"{lessons[w]}: {' / '.join(w)}" for block in blocks for w in sorted(windows(normalised(block))) if w in lessons]
+    return [
+        f"{lessons[w]}: {' / '.join(w)}" for block in blocks for w in sorted(windows(normalised(block))) if w in lessons
+    ]
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
@@ -238,7 +248,11 @@ def test_no_solution_repeats_a_lesson_cell(path: Path) -> None:
 
 def test_the_repeat_test_catches_a_block_copied_from_a_lesson() -> None:
     """Lesson 05's obvious composition, typed into a solution with other spacing and a comment."""
-    lesson = next(cell.source for cell in code_cells(ROOT / "notebooks" / "05-limits-and-failures.ipynb") if "class Chain" in cell.source)
+    lesson = next(
+        cell.source
+        for cell in code_cells(ROOT / "notebooks" / "05-limits-and-failures.ipynb")
+        if "class Chain" in cell.source
+    )
     start = lesson.index("    def close(self)")
     copied = [line.replace("    ", "  ") + "  # mine" for line in lesson[start:].splitlines()[:4]]
     assert repeats([copied], lesson_windows()), copied

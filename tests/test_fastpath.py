@@ -20,6 +20,7 @@ from unittest import mock
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from timing import median_of_three
 
 import sse_course.parser
 from sse_course import (
@@ -39,7 +40,6 @@ from sse_course.decoding import Utf8Decoder
 from sse_course.events import Comment, EventAssembler
 from sse_course.layered import SLICE_BYTES
 from sse_course.lines import LineSplitter
-from timing import median_of_three
 
 PROFILES = ("strict", "browser")
 FIXTURES = load_fixtures()
@@ -95,7 +95,7 @@ def test_one_run_gives_both_views_of_the_reference() -> None:
     read whole and cut at its interesting places; a parser whose reads change it is caught."""
     for fixture in FIXTURES:
         for profile in PROFILES:
-            factory = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: E731
+            factory = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: B023, E731
             for cuts in harness.partitions(fixture.raw, ("whole", "interesting"), ()):
                 chunks = harness.chunks_of(fixture.raw, cuts)
                 assert reference_feed_by_feed(factory, chunks) == feed_by_feed(factory, chunks), (fixture.id, cuts)
@@ -113,8 +113,8 @@ def first_difference(
     cheap strategies over every fixture first (harness.search_plan), so a wrong
     candidate shows within a few runs."""
     for fixture, cuts in harness.search_plan(fixtures, harness.STRATEGIES):
-        reference = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: E731
-        candidate = lambda: make_candidate(profile, **fixture.options)  # noqa: E731
+        reference = lambda: LayeredSSEParser(profile, **fixture.options)  # noqa: B023, E731
+        candidate = lambda: make_candidate(profile, **fixture.options)  # noqa: B023, E731
         expected, got = compared(reference, candidate, harness.chunks_of(fixture.raw, cuts))
         if expected != got:
             return fixture.id, fixture.raw, cuts, expected, got
@@ -123,7 +123,10 @@ def first_difference(
 
 def compared(reference: Factory, candidate: Factory, chunks: list[bytes]) -> tuple[object, object]:
     """Both outcomes, feed by feed, or in total if the reference raises DecodeError."""
-    (expected_reads, expected), (got_reads, got) = reference_feed_by_feed(reference, chunks), feed_by_feed(candidate, chunks)
+    (expected_reads, expected), (got_reads, got) = (
+        reference_feed_by_feed(reference, chunks),
+        feed_by_feed(candidate, chunks),
+    )
     if expected.error is not None and expected.error[0] == "DecodeError":
         return expected, got
     return (expected_reads, expected), (got_reads, got)
@@ -290,7 +293,9 @@ def long_lines(draw: st.DrawFn) -> bytes:
     piece_bytes=st.sampled_from([PIECE, 16, 100]),
     long_line_bytes=st.sampled_from([LONG, 16, 100]),
 )
-def test_same_outcome_with_long_lines(raw: bytes, sizes: list[int], profile: str, limits: dict, piece_bytes: int, long_line_bytes: int) -> None:
+def test_same_outcome_with_long_lines(
+    raw: bytes, sizes: list[int], profile: str, limits: dict, piece_bytes: int, long_line_bytes: int
+) -> None:
     """Long lines in chunks of many sizes; a small PIECE_BYTES makes these lines
     long enough to be decoded in pieces, a small LONG_LINE_BYTES long enough to be
     taken alone."""
@@ -299,7 +304,9 @@ def test_same_outcome_with_long_lines(raw: bytes, sizes: list[int], profile: str
         chunks.append(raw[at : at + sizes[len(chunks) % len(sizes)]])
         at += len(chunks[-1])
     with thresholds(piece_bytes, long_line_bytes):
-        expected, got = compared(lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks)
+        expected, got = compared(
+            lambda: LayeredSSEParser(profile, **limits), lambda: SSEParser(profile, **limits), chunks
+        )
     assert got == expected
 
 
@@ -350,7 +357,9 @@ def test_invalid_byte_after_complete_events_has_the_same_offset(line_end: bytes)
     """The fast path assembles the events before a bad byte, then LayeredSSEParser takes
     over where the bad byte's block starts: the offset in the message must
     count the bytes of every line end (CRLF is two, LF after CR to LF is one)."""
-    events = b"".join(b"id: %d%sdata: \xc3\xa9 %d%sdata: x%s%s" % (i, line_end, i, line_end, line_end, line_end) for i in range(3))
+    events = b"".join(
+        b"id: %d%sdata: \xc3\xa9 %d%sdata: x%s%s" % (i, line_end, i, line_end, line_end, line_end) for i in range(3)
+    )
     raw = events + b"data: \xff" + line_end + line_end + events
     for cuts in harness.partitions(raw, ("whole", "single"), ()):
         chunks = harness.chunks_of(raw, cuts)
@@ -419,8 +428,12 @@ def check_late_decode_error(fast: LayeredSSEParser, raw: bytes, chunks: list[byt
     raises the same error by the feed that brings the first blank line after
     the bad byte, or by close(), and returns plus carries the same events."""
     pairs = [at for pair in (b"\n\n", b"\r\r", b"\n\r") if (at := raw.find(pair, err.offset)) >= 0]
-    last = len(chunks) if not pairs else next(  # the chunk holding the blank line's own line end
-        j for j in range(len(chunks)) if len(b"".join(chunks[: j + 1])) > min(pairs) + 1
+    last = (
+        len(chunks)
+        if not pairs
+        else next(  # the chunk holding the blank line's own line end
+            j for j in range(len(chunks)) if len(b"".join(chunks[: j + 1])) > min(pairs) + 1
+        )
     )
     returned: list[Event] = []
     with pytest.raises(DecodeError) as raised:
@@ -502,8 +515,8 @@ def test_spent_parser_refuses_input_the_same(first: bytes) -> None:
     results = []
     for cls in (LayeredSSEParser, SSEParser):
         parser = cls(max_line_chars=10)
-        outcome_of(lambda: parser.feed(first) + parser.close())
-        results.append((outcome_of(lambda: parser.feed(b"data: y\n\n")), outcome_of(parser.close)))
+        outcome_of(lambda: parser.feed(first) + parser.close())  # noqa: B023
+        results.append((outcome_of(lambda: parser.feed(b"data: y\n\n")), outcome_of(parser.close)))  # noqa: B023
     assert results[0] == results[1]
     assert results[1][0][0] == ParserClosed.__name__
 
@@ -575,7 +588,9 @@ def test_a_long_line_fed_one_byte_at_a_time_takes_linear_time() -> None:
 def test_the_growth_check_rejects_rebuilding_the_held_bytes() -> None:
     """The held bytes never pass PIECE_BYTES, so the mistake shows once they may grow."""
     with mock.patch.object(sse_course.parser, "PIECE_BYTES", 1 << 30):
-        ratio = median_of_three(lambda: one_byte_seconds(RebuildsHeldBytes, 160_000) / one_byte_seconds(RebuildsHeldBytes, 20_000), 12)
+        ratio = median_of_three(
+            lambda: one_byte_seconds(RebuildsHeldBytes, 160_000) / one_byte_seconds(RebuildsHeldBytes, 20_000), 12
+        )
     assert ratio > 12  # about 22 here: at 80 / 10 KB, about 15, and the fixed cost of a read once brought it to 11.7
 
 
@@ -759,7 +774,7 @@ def outcome(parser_class: type, chunks: list[bytes], **options: object) -> tuple
         for chunk in chunks:
             events += parser.feed(chunk)
         events += parser.close()
-    except Exception as err:  # noqa: BLE001 - the error is the outcome
+    except Exception as err:
         return [*events, *getattr(err, "events", [])], type(err).__name__
     return events, None
 
@@ -842,7 +857,9 @@ def test_comments_come_from_the_same_feed_as_in_layered(profile: str) -> None:
         for cuts in harness.partitions(fixture.raw, ("whole", "single", "one_byte"), fixture.cuts):
             chunks = harness.chunks_of(fixture.raw, cuts)
             expected, got = compared(
-                lambda: LayeredSSEParser(profile, **options), lambda: SSEParser(profile, **options), chunks
+                lambda: LayeredSSEParser(profile, **options),  # noqa: B023
+                lambda: SSEParser(profile, **options),  # noqa: B023
+                chunks,
             )
             assert got == expected, (fixture.id, cuts)
 
@@ -881,7 +898,7 @@ def per_feed(parser: object, chunks: list[bytes], read_properties: bool) -> list
             results.append(("properties", parser.retry, parser.last_event_id))  # type: ignore[attr-defined]
         try:
             results.append(parser.feed(chunk) if chunk is not None else parser.close())  # type: ignore[attr-defined]
-        except Exception as err:  # noqa: BLE001 - the outcome is compared
+        except Exception as err:
             results.append((type(err).__name__, str(err)))
             break
     return results
@@ -933,7 +950,15 @@ def test_sse_parser_holds_no_stage_while_it_parses(profile: str) -> None:
     split character, a CR at a chunk's end, held lines, a property read), nothing it
     holds is a stage object or a LayeredSSEParser."""
     parser = SSEParser(profile, comments=True)
-    for chunk in [b"\xef\xbb", b"\xbfdata: a\r", b"\n: c\nretry: 5\n", b"data: \xc3", b"\xa9" + b"x" * 70000, b"\r", b"\n\n"]:
+    for chunk in [
+        b"\xef\xbb",
+        b"\xbfdata: a\r",
+        b"\n: c\nretry: 5\n",
+        b"data: \xc3",
+        b"\xa9" + b"x" * 70000,
+        b"\r",
+        b"\n\n",
+    ]:
         parser.feed(chunk)
         assert parser.retry in (None, 5)
         held = objects_reachable(parser)

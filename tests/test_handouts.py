@@ -79,7 +79,7 @@ def test_the_reference_pages_name_iter_bytes() -> None:
     [
         "`for event in iter_events(response.iter_raw()): ...` does the same over any iterable",
         "One transport read: the bytes one call returned (`response.iter_raw()`).",
-        "with client.stream('GET', url) as response:\n    for chunk in response.iter_raw():\n        parser.feed(chunk)",
+        "with client.stream('GET', url) as response:\n    for chunk in response.iter_raw():\n        parser.feed(chunk)",  # noqa: E501
         "async for chunk in response.aiter_raw():\n    events += parser.feed(chunk)  # iter_bytes() is elsewhere",
     ],
 )

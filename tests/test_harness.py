@@ -6,7 +6,6 @@ import pytest
 
 from sse_course import Event, SSEParser
 from sse_course.classroom.fixtures import get_fixture, load_fixtures
-from sse_course.classroom.zoo import ZOO
 from sse_course.classroom.harness import (
     SEARCH_ORDER,
     STRATEGIES,
@@ -19,7 +18,7 @@ from sse_course.classroom.harness import (
     search_plan,
     show_split,
 )
-
+from sse_course.classroom.zoo import ZOO
 
 #: The classic bug: each chunk decoded on its own.
 DecodePerChunk = ZOO["decode-each-chunk"]

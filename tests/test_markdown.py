@@ -42,10 +42,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from course_tool import course
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-
-from course_tool import course
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_FOLDERS = ("notebooks", "solutions", "exercises")
@@ -178,7 +177,11 @@ AIDS = {"cheat sheet": "../docs/cheat-sheet.md", "glossary": "../docs/glossary.m
 def aid_problems(name: str, header_text: str) -> list[str]:
     """The learner aids a lesson header does not link (the closing page need not link itself)."""
     targets = {href.partition("#")[0] for href in links(header_text)}
-    return [f"{name}: its header does not link the {aid} ({href})" for aid, href in AIDS.items() if href not in targets and href != name]
+    return [
+        f"{name}: its header does not link the {aid} ({href})"
+        for aid, href in AIDS.items()
+        if href not in targets and href != name
+    ]
 
 
 def further_reading_problems(name: str, parts: list[str]) -> list[str]:
@@ -216,12 +219,18 @@ def unknown_kinds(markdown: str) -> list[str]:
     from sse_course.classroom.checking import Kind
 
     known = {kind.value for kind in Kind}
-    listed = [" ".join(name.split()).removeprefix("or ") for found in KIND_LIST.findall(markdown) for name in re.split(r",\s+", found)]
+    listed = [
+        " ".join(name.split()).removeprefix("or ")
+        for found in KIND_LIST.findall(markdown)
+        for name in re.split(r",\s+", found)
+    ]
     return [name for name in listed if name not in known]
 
 
 def test_pages_list_only_the_kinds_checks_say() -> None:
-    found = {str(path.relative_to(ROOT)): unknown for path, parts in PAGES if (unknown := unknown_kinds("\n".join(parts)))}
+    found = {
+        str(path.relative_to(ROOT)): unknown for path, parts in PAGES if (unknown := unknown_kinds("\n".join(parts)))
+    }
     assert found == {}
 
 
@@ -267,6 +276,7 @@ def test_every_page_is_found() -> None:
 
 
 # ---------------------------------------------------------------------------- the checks reject each defect
+
 
 @pytest.mark.parametrize(
     "markdown",
@@ -356,8 +366,11 @@ def test_a_header_with_the_aids_is_accepted() -> None:
 @pytest.mark.parametrize(
     "statement, false_output, true_output",
     [
-        (r'SSEParser().feed(b"data: a\r\n\r\n")', "[Event(type='message', data='a\\r', last_event_id='', retry=None)]",
-         "[Event(type='message', data='a', last_event_id='', retry=None)]"),
+        (
+            r'SSEParser().feed(b"data: a\r\n\r\n")',
+            "[Event(type='message', data='a\\r', last_event_id='', retry=None)]",
+            "[Event(type='message', data='a', last_event_id='', retry=None)]",
+        ),
         (r'[e.retry for e in SSEParser().feed(b"retry: +5\ndata: z\n\n")]', "[5]", "[None]"),
         (r'SSEParser().feed(b": ping\n\n")', "[Event(type='message', data='', last_event_id='', retry=None)]", "[]"),
     ],
@@ -372,7 +385,9 @@ def test_a_false_cheat_sheet_example_is_rejected(statement: str, false_output: s
     "parts",
     [
         ["# 03\n", "## Lessons learned\n\n- one\n\n## Next\n\n[lesson 04](04-x.ipynb)"],
-        ["## Further reading\n\n- [the cheat sheet](../docs/cheat-sheet.md)\n\n## Next\n\n[WHATWG](https://html.spec.whatwg.org/)"],
+        [
+            "## Further reading\n\n- [the cheat sheet](../docs/cheat-sheet.md)\n\n## Next\n\n[WHATWG](https://html.spec.whatwg.org/)"
+        ],
     ],
 )
 def test_a_lesson_without_further_reading_is_rejected(parts: list[str]) -> None:

@@ -35,7 +35,9 @@ def disagreements(check: StreamCheck) -> list[tuple[str, str, tuple[int, ...]]]:
         for profile in check.profiles:
             options = frozen_options(fixture.options)
             for cuts in splits:
-                if check.reference(fixture.raw, cuts, profile, options) != direct(chunks_of(fixture.raw, cuts), profile, options):
+                if check.reference(fixture.raw, cuts, profile, options) != direct(
+                    chunks_of(fixture.raw, cuts), profile, options
+                ):
                     found.append((fixture.id, profile, cuts))
     return found
 
@@ -80,9 +82,16 @@ def handover_disagreements(fixtures: list) -> list[tuple[str, str, tuple[int, ..
             by_key: dict[tuple, tuple] = {}
             for cuts in splits:
                 direct = checks.handed_trace("assembler", chunks_of(fixture.raw, cuts), profile, options)
-                calls = (direct.calls, direct.error, direct.carried)  # not ``reads``: reads after an error are never fed
+                calls = (
+                    direct.calls,
+                    direct.error,
+                    direct.carried,
+                )  # not ``reads``: reads after an error are never fed
                 key = checks.HANDED_TO_ASSEMBLER(fixture.raw, cuts, profile, options)
-                if regrouped_handover(fixture.raw, cuts, profile, options) != direct or by_key.setdefault(key, calls) != calls:
+                if (
+                    regrouped_handover(fixture.raw, cuts, profile, options) != direct
+                    or by_key.setdefault(key, calls) != calls
+                ):
                     found.append((fixture.id, profile, cuts))
     return found
 
@@ -104,4 +113,6 @@ def test_splits_that_hand_an_assembler_the_same_lines_share_a_key() -> None:
     assert handed(raw, (12, 12), "strict", "{}") == (1, 1, 3) and handed(raw, (18,), "strict", "{}") == (2, 3)
     bad = b"data: a\n\xff\n"
     assert handed(bad, (2,), "strict", "{}") == handed(bad, (5,), "strict", "{}") != handed(bad, (8,), "strict", "{}")
-    assert handed(b"x" * (SLICE_BYTES + 1), (), "strict", "{}") == ("sliced",)  # fed in two slices, two calls: never merged
+    assert handed(b"x" * (SLICE_BYTES + 1), (), "strict", "{}") == (
+        "sliced",
+    )  # fed in two slices, two calls: never merged

@@ -9,9 +9,9 @@ import encodings.utf_8
 from collections.abc import Callable
 from typing import Any
 
+import learner_code
 import pytest
 
-import learner_code
 from sse_course.classroom import blocks, checks
 from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.checking.declare import reference_parts
@@ -132,7 +132,12 @@ NOT_YOURS: dict[str, tuple[Callable[..., Any], str, str]] = {
     "decoder-codecs-subclass": (checks.check_decoder, SubclassesCodecs, "subclass", "no codecs incremental decoder"),
     "decoder-call": (checks.check_decoder, CallsUtf8Decoder, "calls", "no Utf8Decoder"),
     "byte-lines-wrapper": (checks.check_byte_lines, WrapsLineSplitter, "calls", "on bytes with bytes.find"),
-    "byte-lines-subclass": (checks.check_byte_lines, SubclassesLineSplitter, "subclass", "not the package's LineSplitter"),
+    "byte-lines-subclass": (
+        checks.check_byte_lines,
+        SubclassesLineSplitter,
+        "subclass",
+        "not the package's LineSplitter",
+    ),
     "line-limit-wrapper": (checks.check_line_limit, DelegatesTheLimit, "raised by", "write the limit yourself"),
     "line-limit-subclass": (checks.check_line_limit, SubclassesTheSplitter, "subclass", "must not subclass it"),
     "block-cutter-wrapper": (checks.check_block_cutter, WrapsTheCoursesCutter, "calls", "bytes alone"),
@@ -163,7 +168,10 @@ def test_every_write_x_part_has_a_wrapper_and_a_subclass_case() -> None:
 def test_a_guard_may_hold_the_package_splitter_when_the_task_builds_on_it() -> None:
     """Exercise 05's guard stands in front of LineSplitter: holding one is not a reach."""
     assert checks.LINE_LIMIT.not_yours.held(learner_code.LineLimit(10)) is None
-    assert checks.BYTE_LINES.not_yours.held(checks.LatinLines(True)) == "your object.splitter is a sse_course.lines.LineSplitter"
+    assert (
+        checks.BYTE_LINES.not_yours.held(checks.LatinLines(True))
+        == "your object.splitter is a sse_course.lines.LineSplitter"
+    )
 
 
 def wrong_safe_cut(buffer: bytes) -> int:

@@ -39,7 +39,7 @@ def test_every_payload_fixture_has_a_payload_expectation() -> None:
 
 def test_per_chunk_json_parsing_fails_where_the_adapter_does_not() -> None:
     """The naive approach the adapter replaces: json.loads on each chunk."""
-    raw = 'data: {"text": "hi"}\n\n'.encode()
+    raw = b'data: {"text": "hi"}\n\n'
     with pytest.raises(json.JSONDecodeError):
         [json.loads(chunk.decode().removeprefix("data: ")) for chunk in chunks_of(raw, (12,))]
     assert payloads_of(chunks_of(raw, (12,)), {}) == ([{"text": "hi"}], None)
@@ -58,8 +58,10 @@ def test_excerpt_is_short() -> None:
     assert excerpt("short") == "'short'"
 
 
-@pytest.mark.parametrize("value,name", [({}, "object"), ([], "array"), ("", "string"), (1, "number"),
-                                        (1.5, "number"), (True, "boolean"), (None, "null")])
+@pytest.mark.parametrize(
+    "value,name",
+    [({}, "object"), ([], "array"), ("", "string"), (1, "number"), (1.5, "number"), (True, "boolean"), (None, "null")],
+)
 def test_json_type_names(value, name: str) -> None:
     assert json_type(value) == name
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 import tracemalloc
 
+from timing import median_of_three
+
 from sse_course import LayeredSSEParser
 from sse_course.lines import LineSplitter
-from timing import median_of_three
 
 
 class RebuildingSplitter(LineSplitter):

@@ -104,7 +104,9 @@ def test_one_wrong_answer_fails_that_part_only_with_the_checks_first_line(report
     assert (code, stderr) == (1, ""), "a failing part makes the exit status 1"
     assert statuses(stdout) == ["failing", "passed"]
     failing = next(line for line in stdout.splitlines() if "[   failing   ]" in line)
-    assert re.search(r"\]\s.+: your \w+( \([^)]*\))? is wrong: [A-Z ]+( \([a-z ]+\))?: \S", failing), failing  # part name: the verdict's headline
+    assert re.search(r"\]\s.+: your \w+( \([^)]*\))? is wrong: [A-Z ]+( \([a-z ]+\))?: \S", failing), (
+        failing
+    )  # part name: the verdict's headline
 
 
 # --- the contract, on cells made by hand ---------------------------------------------
@@ -133,9 +135,18 @@ ERROR = {"output_type": "error", "ename": "AssertionError", "evalue": "wrong on 
     [
         ([stdout("Not attempted yet: a stub\n"), verdict("not attempted")], (progress.NOT_ATTEMPTED, "")),
         ([stdout("Correct: 94 fixtures\n"), verdict("passed")], (progress.PASSED, "")),
-        ([verdict("failing", "your x is wrong: MISSING (late): ..."), ERROR], (progress.FAILING, "your x is wrong: MISSING (late): ...")),
-        ([stdout("Correct: 94 fixtures\n"), verdict("passed", token="another-run")], (progress.FAILING, "the check cell gave no verdict (was the check call changed?)")),
-        ([stdout("Not attempted yet: printed, not emitted\n")], (progress.FAILING, "the check cell gave no verdict (was the check call changed?)")),
+        (
+            [verdict("failing", "your x is wrong: MISSING (late): ..."), ERROR],
+            (progress.FAILING, "your x is wrong: MISSING (late): ..."),
+        ),
+        (
+            [stdout("Correct: 94 fixtures\n"), verdict("passed", token="another-run")],
+            (progress.FAILING, "the check cell gave no verdict (was the check call changed?)"),
+        ),
+        (
+            [stdout("Not attempted yet: printed, not emitted\n")],
+            (progress.FAILING, "the check cell gave no verdict (was the check call changed?)"),
+        ),
         ([stdout("checking...\n"), ERROR], (progress.FAILING, "AssertionError: wrong on crlf")),
     ],
 )

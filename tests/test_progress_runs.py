@@ -17,7 +17,7 @@ import pytest
 from sse_course.classroom import progress
 from sse_course.classroom.checking import MIMETYPE
 
-CHECK = '''\
+CHECK = """\
 from sse_course.classroom.checking import Kind, attempted, exercise, failed
 
 
@@ -26,7 +26,7 @@ def check_double(double):
     if attempted(double, 2) != 4:
         raise failed("your double", Kind.WRONG_VALUE, f"double(2) should be 4, yours is {double(2)!r}.")
     return "doubles 2"
-'''
+"""
 RIGHT = "def double(x):\n    return 2 * x"
 STUB_WITH_DEBUG_PRINT = "def double(x):\n    print('trying', x)\n    raise NotImplementedError"
 WRONG = "def double(x):\n    return x + 3"
@@ -37,7 +37,11 @@ KERNEL_DEATH = "import os\n\nos._exit(1)"
 #: What a passing check stored when the notebook was saved (another run's token).
 STORED_PASS = [
     {"output_type": "stream", "name": "stdout", "text": "Correct: your double doubles 2.\n"},
-    {"output_type": "display_data", "metadata": {}, "data": {MIMETYPE: {"status": "passed", "headline": "", "token": "old"}}},
+    {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {MIMETYPE: {"status": "passed", "headline": "", "token": "old"}},
+    },
 ]
 
 
@@ -68,12 +72,21 @@ def test_each_part_is_graded_by_its_verdict_data(tmp_path: Path, capsys: pytest.
     found = lines(capsys.readouterr().out)
     assert found[0] == "[   passed    ] Exercise 1: double"
     assert found[1] == "[not attempted] Exercise 2: double", "a debug print before the stub's error is still a stub"
-    assert found[2] == "[   failing   ] Exercise 3: double: your double is wrong: WRONG VALUE: double(2) should be 4, yours is 5."
-    assert re.fullmatch(r"\[   failing   \] Exercise 4: double: SyntaxError: .* \(in a cell above the check\)", found[3]), found[3]
-    assert found[4] == "[   passed    ] Exercise 5: double", "a syntax error above one part does not spill into the next"
+    assert (
+        found[2]
+        == "[   failing   ] Exercise 3: double: your double is wrong: WRONG VALUE: double(2) should be 4, yours is 5."
+    )
+    assert re.fullmatch(
+        r"\[   failing   \] Exercise 4: double: SyntaxError: .* \(in a cell above the check\)", found[3]
+    ), found[3]
+    assert found[4] == "[   passed    ] Exercise 5: double", (
+        "a syntax error above one part does not spill into the next"
+    )
 
 
-def test_stored_outputs_never_count_and_a_dead_kernel_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stored_outputs_never_count_and_a_dead_kernel_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Saved after passing, then edited: a wrong answer, then a cell that kills the kernel.
     The learner's folder is graded with ``--exit-zero``, and the notebook on disk is left as it was."""
     path = notebook(tmp_path / "learner" / "edited.ipynb", WRONG, KERNEL_DEATH, stored=STORED_PASS)

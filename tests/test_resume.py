@@ -203,7 +203,9 @@ def test_the_message_shows_the_right_run_and_only_itself_in_a_notebook() -> None
     with pytest.raises(CheckFailed) as caught:
         check_follow(make_follow(resume_from="line"))
     rendered = "\n".join(caught.value._render_traceback_()).splitlines()
-    assert rendered[0].startswith("CheckFailed: your follow loop is wrong: WRONG VALUE (state): wrong Last-Event-ID sent on request 2")
+    assert rendered[0].startswith(
+        "CheckFailed: your follow loop is wrong: WRONG VALUE (state): wrong Last-Event-ID sent on request 2"
+    )
     assert rendered[1].startswith(f"at drop point {BEAT + 18}:")
     assert "what the standard's client does there:" in rendered
     assert not any("resume.py" in line for line in rendered)
@@ -269,7 +271,9 @@ def test_event_problems_name_each_direction() -> None:
     assert said([one, two], [one, one, two]) == [("EXTRA", "more", "duplicated: [id '1'] 'Hello' delivered 2 times")]
     assert said([one, two], [two, one]) == [("WRONG VALUE", "", "out of order: [id '2'] '👋', [id '1'] 'Hello'")]
     assert said([one, two], [one]) == [("MISSING", "never", "missing: [id '2'] '👋'")]
-    assert said([one, two], [one, two, three]) == [("EXTRA", "more", "never sent by the server: [id '4'] 'two\\nlines'")]
+    assert said([one, two], [one, two, three]) == [
+        ("EXTRA", "more", "never sent by the server: [id '4'] 'two\\nlines'")
+    ]
 
 
 def test_the_initial_wait_is_the_package_clients() -> None:

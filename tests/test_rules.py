@@ -7,10 +7,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 import learner_code
+import pytest
 from learner_code import BlockCutter, ByteLines, Decoder, LineLimit
+
 from sse_course import DecodeError
 from sse_course.classroom import checks
 from sse_course.classroom.checking import CheckFailed, Kind
@@ -177,12 +177,16 @@ class Decodes(ByteLines):
 # --- exercise 04: the encoder ----------------------------------------------------------
 
 
-def encoder(space: str = " ", split: bool = True, refuse: bool = True, fields: bool = True, end: str = "\n\n") -> Callable[..., bytes]:
+def encoder(
+    space: str = " ", split: bool = True, refuse: bool = True, fields: bool = True, end: str = "\n\n"
+) -> Callable[..., bytes]:
     """An encoder, right with the defaults; each argument switches one mistake on."""
 
     def encode(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
         given = {"event": event, "id": id, "retry": retry} if fields else {"event": event}
-        if refuse and ("\r" in data or any(v is not None and any(c in str(v) for c in "\r\n\0-") for v in (event, id, retry))):
+        if refuse and (
+            "\r" in data or any(v is not None and any(c in str(v) for c in "\r\n\0-") for v in (event, id, retry))
+        ):
             raise ValueError("no stream can carry this")
         lines = [f"{name}: {value}" for name, value in given.items() if value is not None]
         lines += [f"data:{space}{line}" for line in (data.split("\n") if split else [data])]
@@ -410,7 +414,10 @@ MUTANTS: dict[str, dict[str, tuple[tuple, tuple[Kind, str]]]] = {
         "refuse": ((encoder(refuse=False),), (Kind.MISSING_ERROR, "none raised")),
     },
     "check_line_limit": {
-        "over-the-limit": ((NoLimit,), (Kind.NOT_YOURS, "raised by")),  # the package splitter's own limit refuses the huge read
+        "over-the-limit": (
+            (NoLimit,),
+            (Kind.NOT_YOURS, "raised by"),
+        ),  # the package splitter's own limit refuses the huge read
         "at-the-limit": ((LimitIncludesTheEnd,), (Kind.MISSING, "never")),
         "unfinished-counts": ((UnfinishedNotCounted,), (Kind.MISSING_ERROR, "none raised")),
         "completed": ((CompletedDropped,), (Kind.MISSING, "never")),

@@ -112,7 +112,9 @@ class HoldsTheReference:
         return self.reader.close()
 
 
-@pytest.mark.parametrize("answer, direction", [(type("Sub", (tasks.JsonLines,), {}), "subclass"), (HoldsTheReference, "calls")])
+@pytest.mark.parametrize(
+    "answer, direction", [(type("Sub", (tasks.JsonLines,), {}), "subclass"), (HoldsTheReference, "calls")]
+)
 def test_json_lines_rejects_the_course_reference(answer: type, direction: str) -> None:
     assert verdict_of(tasks.check_json_lines, answer) == (Kind.NOT_YOURS, direction)
 
@@ -131,7 +133,15 @@ def retry_of(value: str) -> int | None:
     return int(value) if ok else None
 
 
-def resume(lines: list[str], split=fields, retry=retry_of, commit_at_once=False, keep_nul=False, data_needed=False, retry_at_dispatch=False) -> tuple[str, int | None]:
+def resume(
+    lines: list[str],
+    split=fields,
+    retry=retry_of,
+    commit_at_once=False,
+    keep_nul=False,
+    data_needed=False,
+    retry_at_dispatch=False,
+) -> tuple[str, int | None]:
     """The solution, with one switch per rule to break it."""
     last = buffer = ""
     retry_now = retry_later = None
@@ -254,7 +264,9 @@ class Pipeline:
         return functools.reduce(lambda fed, stage: stage.feed(fed), self.stages, value)
 
     def close(self) -> Any:
-        return functools.reduce(lambda ended, stage: stage.feed(ended) + stage.close(), self.stages[1:], self.stages[0].close())
+        return functools.reduce(
+            lambda ended, stage: stage.feed(ended) + stage.close(), self.stages[1:], self.stages[0].close()
+        )
 
 
 class ThreeStages(Pipeline):
@@ -271,7 +283,7 @@ class ClosedLastToFirst(Pipeline):
     def close(self) -> Any:
         ends = [stage.close() for stage in reversed(self.stages)][::-1]
         ended = ends[0]
-        for later, end in zip(self.stages[1:], ends[1:]):
+        for later, end in zip(self.stages[1:], ends[1:], strict=False):
             ended = later.feed(ended) + end
         return ended
 
@@ -295,22 +307,32 @@ class LastFeedDropped(Pipeline):
 
 #: (check, the solution, the rules the task states, [(mutant, rule, kind, direction)]).
 STREAM_TASKS = {
-    "json-lines": (tasks.check_json_lines, JsonLines, tasks.JSON_LINES.rules, [
-        (FirstValueOnly, "several", Kind.MISSING, "never"),
-        (OneFeedLate, "at-once", Kind.MISSING, "late"),
-        (PartialDropped, "kept", Kind.WRONG_ERROR, "unexpected"),
-        (DecodesEachChunk, "bytes-kept", Kind.WRONG_ERROR, "unexpected"),
-        (BlankParsed, "blank", Kind.WRONG_ERROR, "unexpected"),
-        (LastLineLost, "last-line", Kind.MISSING, "never"),
-        (BlankTailParsed, "blank-tail", Kind.WRONG_ERROR, "unexpected"),
-    ]),
-    "pipeline": (tasks.check_pipeline, Pipeline, tasks.PIPELINE_RULES, [
-        (LastStageSkipped, "feed-through", Kind.WRONG_VALUE, ""),
-        (ClosedLastToFirst, "close-in-order", Kind.MISSING, "never"),
-        (EndsThrownAway, "ends-pushed-on", Kind.MISSING, "never"),
-        (LastFeedDropped, "close-returns-all", Kind.MISSING, "never"),
-        (ThreeStages, "any-length", Kind.WRONG_ERROR, "unexpected"),
-    ]),
+    "json-lines": (
+        tasks.check_json_lines,
+        JsonLines,
+        tasks.JSON_LINES.rules,
+        [
+            (FirstValueOnly, "several", Kind.MISSING, "never"),
+            (OneFeedLate, "at-once", Kind.MISSING, "late"),
+            (PartialDropped, "kept", Kind.WRONG_ERROR, "unexpected"),
+            (DecodesEachChunk, "bytes-kept", Kind.WRONG_ERROR, "unexpected"),
+            (BlankParsed, "blank", Kind.WRONG_ERROR, "unexpected"),
+            (LastLineLost, "last-line", Kind.MISSING, "never"),
+            (BlankTailParsed, "blank-tail", Kind.WRONG_ERROR, "unexpected"),
+        ],
+    ),
+    "pipeline": (
+        tasks.check_pipeline,
+        Pipeline,
+        tasks.PIPELINE_RULES,
+        [
+            (LastStageSkipped, "feed-through", Kind.WRONG_VALUE, ""),
+            (ClosedLastToFirst, "close-in-order", Kind.MISSING, "never"),
+            (EndsThrownAway, "ends-pushed-on", Kind.MISSING, "never"),
+            (LastFeedDropped, "close-returns-all", Kind.MISSING, "never"),
+            (ThreeStages, "any-length", Kind.WRONG_ERROR, "unexpected"),
+        ],
+    ),
 }
 
 
@@ -324,7 +346,11 @@ def test_stream_task_solution_passes_and_every_rule_has_a_mutant(task: str, caps
 
 @pytest.mark.parametrize(
     "task, mutant, kind, direction",
-    [(task, mutant, kind, direction) for task, (_c, _s, _r, mutants) in STREAM_TASKS.items() for mutant, _rule, kind, direction in mutants],
+    [
+        (task, mutant, kind, direction)
+        for task, (_c, _s, _r, mutants) in STREAM_TASKS.items()
+        for mutant, _rule, kind, direction in mutants
+    ],
     ids=lambda value: getattr(value, "__name__", str(value)),
 )
 def test_stream_task_rejects_each_rule_broken(task: str, mutant: type, kind: Kind, direction: str) -> None:
@@ -394,11 +420,31 @@ def test_own_mistake_solution_passes(capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.parametrize(
     "mistake, spec, kind, direction",
     [
-        (LowercaseType, fixture("event: Update\ndata: x\n\n", [{"type": "update", "data": "x"}]), Kind.WRONG_VALUE, ""),  # fixture wrong
-        (LowercaseType, fixture("event: add\ndata: x\n\n", [{"type": "add", "data": "x"}]), Kind.MISSING, "never"),  # misses the mistake
+        (
+            LowercaseType,
+            fixture("event: Update\ndata: x\n\n", [{"type": "update", "data": "x"}]),
+            Kind.WRONG_VALUE,
+            "",
+        ),  # fixture wrong
+        (
+            LowercaseType,
+            fixture("event: add\ndata: x\n\n", [{"type": "add", "data": "x"}]),
+            Kind.MISSING,
+            "never",
+        ),  # misses the mistake
         (ZOO["event-type-stripped"].part, GOOD, Kind.NOT_YOURS, "subclass"),  # the zoo's own class
-        (StripsType, fixture("event:  add \ndata: x\n\n", [{"type": " add ", "data": "x"}]), Kind.NOT_YOURS, ""),  # the zoo's mistake retyped
-        (StripsId, fixture("id:  7 \ndata: x\n\n", [{"data": "x", "last_event_id": " 7 "}]), Kind.WRONG_VALUE, ""),  # a shipped fixture catches it
+        (
+            StripsType,
+            fixture("event:  add \ndata: x\n\n", [{"type": " add ", "data": "x"}]),
+            Kind.NOT_YOURS,
+            "",
+        ),  # the zoo's mistake retyped
+        (
+            StripsId,
+            fixture("id:  7 \ndata: x\n\n", [{"data": "x", "last_event_id": " 7 "}]),
+            Kind.WRONG_VALUE,
+            "",
+        ),  # a shipped fixture catches it
         (dict, GOOD, Kind.WRONG_VALUE, ""),  # not a layer
     ],
 )
@@ -409,7 +455,14 @@ def test_own_mistake_rejects(mistake: type, spec: Callable[[], dict], kind: Kind
 # --- exercise 08: an answer read from a real stream -----------------------------------------
 
 
-def read_answer(client: httpx.Client, url: str, iterate: str = "sse", profile: str = "strict", keep: bool = True, types: tuple = ("message",)) -> tuple[str, bool]:
+def read_answer(
+    client: httpx.Client,
+    url: str,
+    iterate: str = "sse",
+    profile: str = "strict",
+    keep: bool = True,
+    types: tuple = ("message",),
+) -> tuple[str, bool]:
     """The solution, with one switch per rule to break it."""
     texts, whole = [], True
     with client.stream("GET", url, headers=sse_headers()) as response:
@@ -455,7 +508,9 @@ def test_read_answer_solution_passes(capsys: pytest.CaptureFixture[str]) -> None
         (parser_per_chunk, Kind.MISSING_ERROR, "none raised", "strict profile"),
     ],
 )
-def test_read_answer_rejects_each_rule_broken(mutant: Callable[..., Any], kind: Kind, direction: str, says: str) -> None:
+def test_read_answer_rejects_each_rule_broken(
+    mutant: Callable[..., Any], kind: Kind, direction: str, says: str
+) -> None:
     failure = rejected(tasks.check_read_answer, mutant)
     assert (failure.verdict.kind, failure.verdict.direction) == (kind, direction)
     assert says in failure.verdict.headline

@@ -25,9 +25,8 @@ from urllib.parse import unquote
 
 import nbformat
 import pytest
-
 from course_tool import course
-from test_markdown import links, markdown_cells, slugs, target_slugs
+from test_markdown import links, markdown_cells, target_slugs
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "instructor-notes.md"
@@ -80,7 +79,9 @@ def reference_problems(text: str, page: Path, lessons: tuple[course.Lesson, ...]
             elif anchor and path == (root / lesson.notebook).resolve():
                 own += 1
         if own < 2:
-            problems.append(f"{page.name}, lesson {lesson.id}: cites {own} section(s) of {lesson.notebook}, at least 2 expected")
+            problems.append(
+                f"{page.name}, lesson {lesson.id}: cites {own} section(s) of {lesson.notebook}, at least 2 expected"
+            )
     return problems
 
 
@@ -107,7 +108,9 @@ def predict_problems(text: str, lessons: tuple[course.Lesson, ...], root: Path =
         count = predict_count(root / lesson.solution)
         claims = set(re.findall(r"\b(\w+) \*Predict\* cells?\b", section))
         if claims != {predict_claim(count).split()[0]}:
-            problems.append(f"lesson {lesson.id}: {lesson.solution} has {predict_claim(count)}; the note says {sorted(claims) or 'nothing'}")
+            problems.append(
+                f"lesson {lesson.id}: {lesson.solution} has {predict_claim(count)}; the note says {sorted(claims) or 'nothing'}"  # noqa: E501
+            )
     return problems
 
 
@@ -149,8 +152,18 @@ def test_the_live_coding_script_runs() -> None:
 
 # ---------------------------------------------------------------------------- the checks reject each defect
 
-LESSON = course.Lesson("03", "Text to lines", "notebooks/03-text-to-lines.ipynb", 30, 25, 30, ("02",), ("x",),
-                       "exercises/03-text-to-lines.ipynb", "solutions/03-text-to-lines.ipynb")
+LESSON = course.Lesson(
+    "03",
+    "Text to lines",
+    "notebooks/03-text-to-lines.ipynb",
+    30,
+    25,
+    30,
+    ("02",),
+    ("x",),
+    "exercises/03-text-to-lines.ipynb",
+    "solutions/03-text-to-lines.ipynb",
+)
 GOOD = """\
 ## 03 · Text to lines
 
@@ -176,9 +189,16 @@ def test_a_good_section_is_accepted() -> None:
     "old, new, expected",
     [
         ("#lines-across-chunks", "#lines-across-reads", "has no section #lines-across-reads"),
-        ("03-text-to-lines.ipynb#the-problem-live", "03-text-to-line.ipynb#the-problem-live", "03-text-to-line.ipynb does not exist"),
-        ("../notebooks/03-text-to-lines.ipynb#lines-across-chunks", "../notebooks/04-lines-to-events.ipynb#from-a-line-to-a-field",
-         "cites 1 section(s) of notebooks/03-text-to-lines.ipynb"),
+        (
+            "03-text-to-lines.ipynb#the-problem-live",
+            "03-text-to-line.ipynb#the-problem-live",
+            "03-text-to-line.ipynb does not exist",
+        ),
+        (
+            "../notebooks/03-text-to-lines.ipynb#lines-across-chunks",
+            "../notebooks/04-lines-to-events.ipynb#from-a-line-to-a-field",
+            "cites 1 section(s) of notebooks/03-text-to-lines.ipynb",
+        ),
     ],
 )
 def test_a_wrong_reference_is_rejected(old: str, new: str, expected: str) -> None:
@@ -200,7 +220,10 @@ def test_a_missing_or_renamed_lesson_section_is_rejected(text: str, expected: st
 @pytest.mark.parametrize(
     "text, expected",
     [
-        (GOOD.replace("two *Predict* cells", "three *Predict* cells"), "has two *Predict* cells; the note says ['three']"),
+        (
+            GOOD.replace("two *Predict* cells", "three *Predict* cells"),
+            "has two *Predict* cells; the note says ['three']",
+        ),
         (GOOD.replace("two *Predict* cells", "some *Predict* cells"), "the note says ['some']"),
         (GOOD.replace("'s two *Predict* cells", ""), "the note says nothing"),
         (GOOD + "\nThe exercise has no *Predict* cells.\n", "the note says ['no', 'two']"),

@@ -32,14 +32,21 @@ def every_split() -> list[tuple[list[Fixture], str, Partition, list[bytes]]]:
     splits: dict[tuple, tuple[list[Fixture], str, Partition, list[bytes]]] = {}
     for fixture, cuts in search_plan(load_fixtures()):
         options = frozen_options(fixture.options)
-        splits.setdefault((fixture.raw, options, cuts), ([], options, cuts, chunks_of(fixture.raw, cuts)))[0].append(fixture)
+        splits.setdefault((fixture.raw, options, cuts), ([], options, cuts, chunks_of(fixture.raw, cuts)))[0].append(
+            fixture
+        )
     return list(splits.values())
 
 
 def replaced_slot(cls: type) -> str:
     """The slot of the one layer a member replaces; the other two are the package's."""
     (slot,) = [
-        slot for slot, layer, package in (("decoder", cls.Decoder, Utf8Decoder), ("splitter", cls.Splitter, LineSplitter), ("assembler", cls.Assembler, EventAssembler))
+        slot
+        for slot, layer, package in (
+            ("decoder", cls.Decoder, Utf8Decoder),
+            ("splitter", cls.Splitter, LineSplitter),
+            ("assembler", cls.Assembler, EventAssembler),
+        )
         if layer is not package
     ]
     return slot
@@ -57,7 +64,7 @@ def first_failing_split(name: str, profile: str) -> tuple[str, Partition] | None
         raw = fixtures[0].raw
         key = (raw, options, cuts if handed is None else handed(raw, cuts, profile, options))
         if key not in outcomes:
-            outcomes[key] = run(lambda: cls(profile, **fixtures[0].options), chunks)
+            outcomes[key] = run(lambda: cls(profile, **fixtures[0].options), chunks)  # noqa: B023
         for fixture in fixtures:
             if not agrees(fixture.expected[profile], outcomes[key]):
                 return fixture.id, cuts
@@ -119,7 +126,7 @@ def test_members_filter() -> None:
 
 
 def test_zoo_imports_cheaply() -> None:
-    code = "import sys, sse_course.classroom.zoo; print(sorted(m for m in ('ipywidgets', 'matplotlib', 'numpy') if m in sys.modules))"
+    code = "import sys, sse_course.classroom.zoo; print(sorted(m for m in ('ipywidgets', 'matplotlib', 'numpy') if m in sys.modules))"  # noqa: E501
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

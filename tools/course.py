@@ -44,11 +44,29 @@ else:  # pragma: no cover - Python 3.10
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = "course.toml"
 LESSON_KEYS = {
-    "id", "title", "notebook", "exercise", "solution", "reading_minutes", "exercise_minutes",
-    "teaching_minutes", "prerequisites", "objectives",
+    "id",
+    "title",
+    "notebook",
+    "exercise",
+    "solution",
+    "reading_minutes",
+    "exercise_minutes",
+    "teaching_minutes",
+    "prerequisites",
+    "objectives",
 }
 OPTIONAL_KEYS = {"exercise", "solution"}
-WORKSHOP_KEYS = {"name", "start", "end", "plan", "cut_first", "break_minutes", "max_session_minutes", "lunch_after", "lunch_minutes"}
+WORKSHOP_KEYS = {
+    "name",
+    "start",
+    "end",
+    "plan",
+    "cut_first",
+    "break_minutes",
+    "max_session_minutes",
+    "lunch_after",
+    "lunch_minutes",
+}
 OPTIONAL_WORKSHOP_KEYS = {"cut_first", "lunch_after", "lunch_minutes"}
 
 MAP_BEGIN = "<!-- course map: generated from course.toml by tools/course.py -->"
@@ -124,7 +142,9 @@ def load(root: Path = ROOT) -> Course:
     lessons = []
     for index, table in enumerate(data.get("lesson", [])):
         _check_keys(table, LESSON_KEYS, OPTIONAL_KEYS, f"{MANIFEST}, lesson {index}")
-        lesson = Lesson(**{**table, "prerequisites": tuple(table["prerequisites"]), "objectives": tuple(table["objectives"])})
+        lesson = Lesson(
+            **{**table, "prerequisites": tuple(table["prerequisites"]), "objectives": tuple(table["objectives"])}
+        )
         _validate_lesson(lesson, [earlier.id for earlier in lessons], root)
         lessons.append(lesson)
     if not lessons:
@@ -132,7 +152,9 @@ def load(root: Path = ROOT) -> Course:
     workshops = []
     for index, table in enumerate(data.get("workshop", [])):
         _check_keys(table, WORKSHOP_KEYS, OPTIONAL_WORKSHOP_KEYS, f"{MANIFEST}, workshop {index}")
-        workshops.append(Workshop(**{**table, "plan": tuple(table["plan"]), "cut_first": tuple(table.get("cut_first", ()))}))
+        workshops.append(
+            Workshop(**{**table, "plan": tuple(table["plan"]), "cut_first": tuple(table.get("cut_first", ()))})
+        )
     return Course(tuple(lessons), tuple(workshops))
 
 
@@ -143,8 +165,12 @@ def _validate_lesson(lesson: Lesson, earlier: list[str], root: Path) -> None:
     for path in (lesson.notebook, lesson.exercise, lesson.solution):
         if path is not None and not (root / path).is_file():
             raise ManifestError(f"{where}: {path} does not exist")
-    if (lesson.exercise is None) != (lesson.solution is None) or (lesson.exercise is None) != (lesson.exercise_minutes == 0):
-        raise ManifestError(f"{where}: an exercise needs its solution and exercise_minutes > 0, and no exercise means 0")
+    if (lesson.exercise is None) != (lesson.solution is None) or (lesson.exercise is None) != (
+        lesson.exercise_minutes == 0
+    ):
+        raise ManifestError(
+            f"{where}: an exercise needs its solution and exercise_minutes > 0, and no exercise means 0"
+        )
     later = [p for p in lesson.prerequisites if p not in earlier]
     if later:
         raise ManifestError(f"{where}: prerequisites {later} are not earlier lessons")
@@ -166,7 +192,9 @@ def prerequisites_line(course: Course, lesson: Lesson, page: str) -> str:
     if not lesson.prerequisites:
         return "**Prerequisites:** none among the lessons: the course starts here."
     needed = [course.lesson(p) for p in lesson.prerequisites]
-    return "**Prerequisites:** " + _join([f"[lesson {n.id}]({_link(n.notebook, page)}) ({n.title})" for n in needed]) + "."
+    return (
+        "**Prerequisites:** " + _join([f"[lesson {n.id}]({_link(n.notebook, page)}) ({n.title})" for n in needed]) + "."
+    )
 
 
 def lesson_time_line(lesson: Lesson) -> str:
@@ -202,7 +230,7 @@ def with_paragraphs(cell: str, owned: dict[str, str], before: str) -> str:
     for n, prefix in enumerate(keys):
         if where(prefix):
             continue
-        later = [i for key in keys[n + 1:] for i in where(key)]
+        later = [i for key in keys[n + 1 :] for i in where(key)]
         earlier = [i + 1 for key in keys[:n] for i in where(key)]
         anchor = next((i for i, p in enumerate(paragraphs) if p.startswith(before)), len(paragraphs))
         paragraphs.insert(min(later) if later else max(earlier) if earlier else anchor, owned[prefix])
@@ -221,7 +249,7 @@ def with_header(notebook_text: str, owned: dict[str, str], where: str) -> str:
     if cell is None:
         raise ManifestError(f"{where}: no header cell (a markdown cell starting with '# ')")
     source = "".join(cell["source"])
-    trailing = source[len(source.rstrip("\n")):]
+    trailing = source[len(source.rstrip("\n")) :]
     new = with_paragraphs(source.rstrip("\n"), owned, before="[") + trailing
     if new == source:
         return notebook_text
@@ -243,7 +271,9 @@ def table_problems(course: Course, texts: dict[str, str]) -> list[str]:
         for lesson_id, target, title in TABLE_ROW.findall(markdown):
             named = next((n for n in course.lessons if n.id == lesson_id), None)
             if named is None or title != named.title or Path(target).name != Path(named.notebook).name:
-                problems.append(f"{lesson.notebook}: table row [{lesson_id}]({target}) {title!r}, course.toml: {named.name if named else 'no such lesson'}")
+                problems.append(
+                    f"{lesson.notebook}: table row [{lesson_id}]({target}) {title!r}, course.toml: {named.name if named else 'no such lesson'}"  # noqa: E501
+                )
     return problems
 
 
@@ -278,7 +308,9 @@ def course_map(course: Course) -> str:
         needs = ", ".join(lesson.prerequisites) or "-"
         exercise = f"[{lesson.exercise_minutes}]({lesson.exercise})" if lesson.exercise else "-"
         learn = _cell("; ".join(lesson.objectives))
-        rows.append(f"| {lesson.id} | [{lesson.title}]({lesson.notebook}) | {learn} | {needs} | {lesson.reading_minutes} | {exercise} |")
+        rows.append(
+            f"| {lesson.id} | [{lesson.title}]({lesson.notebook}) | {learn} | {needs} | {lesson.reading_minutes} | {exercise} |"  # noqa: E501
+        )
     reading = sum(lesson.reading_minutes for lesson in course.lessons)
     exercises = sum(lesson.exercise_minutes for lesson in course.lessons)
     rows.append(f"| | **All lessons** | | | **{reading}** | **{exercises}** |")
@@ -299,7 +331,9 @@ def workshop_summary(course: Course) -> str:
     return "\n".join(lines)
 
 
-def between_markers(text: str, begin: str, end: str, body: str, where: str, fallback: Callable[[str, str], str] | None = None) -> str:
+def between_markers(
+    text: str, begin: str, end: str, body: str, where: str, fallback: Callable[[str, str], str] | None = None
+) -> str:
     """``text`` with what lies between the markers replaced by ``body``."""
     block = f"{begin}\n\n{body}\n\n{end}"
     if begin in text and end in text:
@@ -312,6 +346,7 @@ def between_markers(text: str, begin: str, end: str, body: str, where: str, fall
 
 def _replace_first_table_under(heading: str) -> Callable[[str, str], str]:
     """Put the block in place of the first table after ``heading`` (markers lost in a merge)."""
+
     def replace(text: str, block: str) -> str:
         if heading not in text:
             raise ManifestError(f"README.md: no {heading!r} section for the course map")
@@ -319,12 +354,15 @@ def _replace_first_table_under(heading: str) -> Callable[[str, str], str]:
         table = re.search(r"^\|.*\n(?:\|.*\n?)*", rest, re.M)
         if table is None:
             raise ManifestError(f"README.md: no table under {heading!r}")
-        return head + heading + rest[: table.start()] + block + "\n" + rest[table.end():]
+        return head + heading + rest[: table.start()] + block + "\n" + rest[table.end() :]
+
     return replace
 
 
 def readme(course: Course, text: str) -> str:
-    text = between_markers(text, MAP_BEGIN, MAP_END, course_map(course), "README.md", _replace_first_table_under("## Course map"))
+    text = between_markers(
+        text, MAP_BEGIN, MAP_END, course_map(course), "README.md", _replace_first_table_under("## Course map")
+    )
     return between_markers(text, SUMMARY_BEGIN, SUMMARY_END, workshop_summary(course), "README.md")
 
 
@@ -342,7 +380,7 @@ def instructor_notes(course: Course, text: str) -> str:
         pattern = re.compile(rf"^## {lesson.id} · [^\n]*\n(?:\n\*[^\n]*minutes[^\n]*\*\n)?", re.M)
         if not pattern.search(text):
             raise ManifestError(f"{NOTES}: no section '## {lesson.id} · ...'")
-        text = pattern.sub(lambda _: f"## {lesson.name}\n\n{notes_time_line(lesson)}\n", text, count=1)
+        text = pattern.sub(lambda _: f"## {lesson.name}\n\n{notes_time_line(lesson)}\n", text, count=1)  # noqa: B023
     return text
 
 
@@ -424,7 +462,11 @@ def plan_problems(course: Course, workshop: Workshop) -> list[str]:
             problems.append(f"{workshop.name}: exercise {lesson_id} comes before its lesson")
         if kind == "lesson":
             taught.add(lesson_id)
-    problems += [f"{workshop.name}: cut_first names {item!r}, not in the plan" for item in workshop.cut_first if item not in workshop.plan]
+    problems += [
+        f"{workshop.name}: cut_first names {item!r}, not in the plan"
+        for item in workshop.cut_first
+        if item not in workshop.plan
+    ]
     return problems
 
 
@@ -474,10 +516,16 @@ def workshop_section(course: Course, workshop: Workshop) -> str:
     ]
     left = _left_out(course, workshop)
     if left:
-        lines += [f"**Optional, not in this plan** (learners can take them alone, in order; minutes in brackets): {', '.join(left)}.", ""]
+        lines += [
+            f"**Optional, not in this plan** (learners can take them alone, in order; minutes in brackets): {', '.join(left)}.",  # noqa: E501
+            "",
+        ]
     if workshop.cut_first:
         cuts = [f"{item} ({item_slot(course, item, 0).minutes} min)" for item in workshop.cut_first]
-        lines += [f"**Running late? Cut, in this order:** {', '.join(cuts)}. The instructor notes say what to show instead.", ""]
+        lines += [
+            f"**Running late? Cut, in this order:** {', '.join(cuts)}. The instructor notes say what to show instead.",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -494,15 +542,22 @@ def schedule_page(course: Course) -> str:
         "",
         "## Lesson times",
         "",
-        "| Lesson | Teaching (min) | Exercise (min) | Reading (min) | Needs | " + " | ".join(w.name for w in course.workshops) + " |",
+        "| Lesson | Teaching (min) | Exercise (min) | Reading (min) | Needs | "
+        + " | ".join(w.name for w in course.workshops)
+        + " |",
         "|---|---|---|---|---|" + "---|" * len(course.workshops),
     ]
     for lesson in course.lessons:
         exercise = str(lesson.exercise_minutes) if lesson.exercise else "-"
         needs = ", ".join(lesson.prerequisites) or "-"
         plans = " | ".join(_part_in(lesson, workshop) for workshop in course.workshops)
-        lines.append(f"| [{lesson.name}](../{lesson.notebook}) | {lesson.teaching_minutes} | {exercise} | {lesson.reading_minutes} | {needs} | {plans} |")
-    totals = [sum(getattr(lesson, key) for lesson in course.lessons) for key in ("teaching_minutes", "exercise_minutes", "reading_minutes")]
+        lines.append(
+            f"| [{lesson.name}](../{lesson.notebook}) | {lesson.teaching_minutes} | {exercise} | {lesson.reading_minutes} | {needs} | {plans} |"  # noqa: E501
+        )
+    totals = [
+        sum(getattr(lesson, key) for lesson in course.lessons)
+        for key in ("teaching_minutes", "exercise_minutes", "reading_minutes")
+    ]
     lines += [
         f"| **All lessons** | **{totals[0]}** | **{totals[1]}** | **{totals[2]}** | |" + " |" * len(course.workshops),
         "",
@@ -519,9 +574,16 @@ def schedule_page(course: Course) -> str:
 
 def generated(course: Course, read: Callable[[str], str]) -> dict[str, str]:
     """Every file this script owns a part of -> its text as the manifest has it."""
-    out = {"README.md": readme(course, read("README.md")), NOTES: instructor_notes(course, read(NOTES)), SCHEDULE: schedule_page(course)}
+    out = {
+        "README.md": readme(course, read("README.md")),
+        NOTES: instructor_notes(course, read(NOTES)),
+        SCHEDULE: schedule_page(course),
+    }
     for lesson in course.lessons:
-        owned = {"**Prerequisites": prerequisites_line(course, lesson, lesson.notebook), "**Time": lesson_time_line(lesson)}
+        owned = {
+            "**Prerequisites": prerequisites_line(course, lesson, lesson.notebook),
+            "**Time": lesson_time_line(lesson),
+        }
         out[lesson.notebook] = with_header(read(lesson.notebook), owned, lesson.notebook)
         for path in (lesson.solution, lesson.exercise):
             if path is not None:
@@ -533,6 +595,7 @@ def _reader(root: Path) -> Callable[[str], str]:
     def read(path: str) -> str:
         file = root / path
         return file.read_text(encoding="utf-8") if file.exists() else ""
+
     return read
 
 
@@ -541,7 +604,15 @@ def differences(root: Path = ROOT) -> list[str]:
     course = load(root)
     read = _reader(root)
     problems = [p for workshop in course.workshops for p in plan_problems(course, workshop)]
-    problems += title_problems(course, {path: read(path) for lesson in course.lessons for path in (lesson.notebook, lesson.exercise, lesson.solution) if path})
+    problems += title_problems(
+        course,
+        {
+            path: read(path)
+            for lesson in course.lessons
+            for path in (lesson.notebook, lesson.exercise, lesson.solution)
+            if path
+        },
+    )
     for path, text in generated(course, read).items():
         current = read(path)
         if text != current:
@@ -560,8 +631,8 @@ def _diff(current: str, wanted: str, path: str) -> Iterator[str]:
         yield f"    @@ line {i1 + 1} @@"
         yield from (f"    -{line}" for line in now[i1:i2])
         yield from (f"    +{line}" for line in then[j1:j2])
-        for old, new in zip(now[i1:i2], then[j1:j2]):
-            cells = [(a.strip(), b.strip()) for a, b in zip(old.split("|"), new.split("|")) if a != b]
+        for old, new in zip(now[i1:i2], then[j1:j2], strict=False):
+            cells = [(a.strip(), b.strip()) for a, b in zip(old.split("|"), new.split("|"), strict=False) if a != b]
             if old.startswith("|") and new.startswith("|") and cells:
                 yield "    cells now -> from course.toml: " + ", ".join(f"{a!r} -> {b!r}" for a, b in cells)
 
@@ -597,7 +668,10 @@ def main(argv: list[str] | None = None) -> int:
             for problem in problems:
                 print(problem, file=sys.stderr)
             if problems:
-                print("run: python tools/course.py (after editing course.toml, if a time or title changed)", file=sys.stderr)
+                print(
+                    "run: python tools/course.py (after editing course.toml, if a time or title changed)",
+                    file=sys.stderr,
+                )
             return 1 if problems else 0
         for path in write(args.root):
             print(f"wrote {path}")

@@ -134,7 +134,13 @@ def structure(notebook: nbformat.NotebookNode) -> list[tuple]:
 def execute(notebook: nbformat.NotebookNode) -> None:
     from nbclient import NotebookClient
 
-    client = NotebookClient(notebook, timeout=TIMEOUT_SECONDS, kernel_name=KERNEL, record_timing=False, resources={"metadata": {"path": str(EXERCISES)}})
+    client = NotebookClient(
+        notebook,
+        timeout=TIMEOUT_SECONDS,
+        kernel_name=KERNEL,
+        record_timing=False,
+        resources={"metadata": {"path": str(EXERCISES)}},
+    )
     client.execute()  # no timing metadata: a re-run with the same outputs writes the same file
 
 
@@ -155,7 +161,9 @@ def check(paths: list[Path]) -> list[str]:
         elif structure(nbformat.read(target, as_version=4)) != structure(expected):
             problems.append(f"exercises/{path.name} differs from what solutions/{path.name} generates")
     solved = {path.name for path in SOLUTIONS.glob("*.ipynb")}
-    problems += [f"exercises/{p.name} has no solution" for p in sorted(EXERCISES.glob("*.ipynb")) if p.name not in solved]
+    problems += [
+        f"exercises/{p.name} has no solution" for p in sorted(EXERCISES.glob("*.ipynb")) if p.name not in solved
+    ]
     return problems
 
 

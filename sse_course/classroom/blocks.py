@@ -134,4 +134,6 @@ def block_fixtures() -> list[Fixture]:
     """The rule cases first (they explain a failure best), then every fixture's bytes,
     each to be run under every partition strategy of the harness."""
     every = tuple(STRATEGIES)
-    return [fixture for fixture, _ in rule_fixtures()] + [replace(fixture, checked_under=every) for fixture in load_fixtures()]
+    return [fixture for fixture, _ in rule_fixtures()] + [
+        replace(fixture, checked_under=every) for fixture in load_fixtures()
+    ]

@@ -44,14 +44,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from .. import __version__
-from .. import decoding, layered, lines, parser
+from .. import __version__, decoding, layered, lines, parser
+from .. import events as package_events
 from ..decoding import Utf8Decoder
 from ..errors import DEFAULT_MAX_LINE_CHARS, LineTooLong, SSEError
-from .. import events as package_events
 from ..events import Event, EventAssembler
-from ..lines import LineSplitter
 from ..layered import PROFILES, SLICE_BYTES, LayeredSSEParser
+from ..lines import LineSplitter
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
 from ..profiles import get_profile
@@ -91,10 +90,23 @@ from .harness import (
 from .zoo import compose
 
 __all__ = [
-    "CheckFailed", "ContractError", "NotAttempted", "ProviderError", "try_it",
-    "check_block_cutter", "check_byte_lines", "check_decoder", "check_encoder", "check_event_assembler",
-    "check_json_adapter", "check_line_limit", "check_line_splitter", "check_named_events",
-    "check_parser", "check_payloads", "check_safe_cut",
+    "CheckFailed",
+    "ContractError",
+    "NotAttempted",
+    "ProviderError",
+    "try_it",
+    "check_block_cutter",
+    "check_byte_lines",
+    "check_decoder",
+    "check_encoder",
+    "check_event_assembler",
+    "check_json_adapter",
+    "check_line_limit",
+    "check_line_splitter",
+    "check_named_events",
+    "check_parser",
+    "check_payloads",
+    "check_safe_cut",
 ]
 
 #: Strategies for the generated streams (all but ``pairs``, to keep checks fast).
@@ -115,7 +127,23 @@ HUGE_PEAK_BYTES = 2 << 20
 
 FIELD_NAMES = ["data", "data", "data", "data", "event", "event", "id", "retry", "", "Data", "data ", "foo"]
 SEPARATORS = ["", ":", ": ", ": ", ":  ", ":\t"]
-VALUE_PARTS = ["x", "yz", "a:b", " ", "\u00e9", "\u20ac", "\U0001f600", "\u2028", "\x00", "0", "12", "+3", "\u0663", '{"k": 1}', "\ufeff"]
+VALUE_PARTS = [
+    "x",
+    "yz",
+    "a:b",
+    " ",
+    "\u00e9",
+    "\u20ac",
+    "\U0001f600",
+    "\u2028",
+    "\x00",
+    "0",
+    "12",
+    "+3",
+    "\u0663",
+    '{"k": 1}',
+    "\ufeff",
+]
 LINE_ENDS = ["\n", "\n", "\r", "\r\n"]
 BAD_BYTES = [b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80"]
 
@@ -150,7 +178,17 @@ def generated_fixtures(count: int = GENERATED_COUNT, seed: int = GENERATED_SEED)
         raw = generated_stream(rng)
         expected = {profile: reference_outcome(raw, profile, {}) for profile in PROFILES}
         found.append(
-            Fixture("generated", f"stream-{i}", "a seeded generated stream", raw, (), {}, expected, GENERATED_STRATEGIES, __version__)
+            Fixture(
+                "generated",
+                f"stream-{i}",
+                "a seeded generated stream",
+                raw,
+                (),
+                {},
+                expected,
+                GENERATED_STRATEGIES,
+                __version__,
+            )
         )
     return tuple(found)
 
@@ -247,7 +285,7 @@ def handover(slot: str) -> Callable[[bytes, Partition, str, str], Any]:
 
     def handed(raw: bytes, cuts: Partition, profile: str, options: str) -> tuple:
         ends = [*cuts, len(raw)]
-        if any(b - a > SLICE_BYTES for a, b in zip([0, *cuts], ends)):
+        if any(b - a > SLICE_BYTES for a, b in zip([0, *cuts], ends, strict=False)):
             return ("sliced", *cuts)
         counts, raised = so_far(raw, profile, options)
         return tuple(counts[end] for end in ends if end < raised)
@@ -284,11 +322,25 @@ def by_strictness(profile: str, options: dict[str, Any]) -> dict[str, Any]:
     return {"strict": _strict(profile)}
 
 
-def layer_check(slot: str, what: str, rules_: tuple[Rule, ...], arguments: Callable[..., dict[str, Any]], keep: Callable[[Fixture], bool] = all_kept, first: tuple[str, ...] = (), **more: Any) -> StreamCheck:
+def layer_check(
+    slot: str,
+    what: str,
+    rules_: tuple[Rule, ...],
+    arguments: Callable[..., dict[str, Any]],
+    keep: Callable[[Fixture], bool] = all_kept,
+    first: tuple[str, ...] = (),
+    **more: Any,
+) -> StreamCheck:
     """A learner's layer in the package's parser, in place of its ``slot``, in both profiles."""
     return StreamCheck(
-        what, rules_, lambda: all_fixtures(keep, first or LAYER_FAMILIES[slot]), in_slot(slot, arguments),
-        reference_trace, event_trace, full_trace=True, **more,
+        what,
+        rules_,
+        lambda: all_fixtures(keep, first or LAYER_FAMILIES[slot]),
+        in_slot(slot, arguments),
+        reference_trace,
+        event_trace,
+        full_trace=True,
+        **more,
     )
 
 
@@ -324,15 +376,25 @@ def refuses_huge_chunk(parser: Any, what: str) -> str:
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    shown = f"one chunk of {len(chunk)} bytes with no line end, max_line_chars={HUGE_LIMIT}\n    b'data: xxxxxxxx...'  (a single read)"
+    shown = f"one chunk of {len(chunk)} bytes with no line end, max_line_chars={HUGE_LIMIT}\n    b'data: xxxxxxxx...'  (a single read)"  # noqa: E501
     if not got.startswith("LineTooLong"):
-        raise failed(what, Kind.MISSING_ERROR, "the limit did not fire in the feed() that passed it.", f"{shown}\nexpected: LineTooLong raised by that feed()\n     got: {got[:200]}", direction="none raised")
+        raise failed(
+            what,
+            Kind.MISSING_ERROR,
+            "the limit did not fire in the feed() that passed it.",
+            f"{shown}\nexpected: LineTooLong raised by that feed()\n     got: {got[:200]}",
+            direction="none raised",
+        )
     if peak > HUGE_PEAK_BYTES:
         raise failed(
-            what, Kind.MISSING_ERROR, f"LineTooLong came only after holding {peak // 1024} KiB for a {HUGE_LIMIT}-character limit "
-            f"(allowed: {HUGE_PEAK_BYTES // 1024} KiB): check the limit before buffering the chunk.", shown, direction="none raised",
+            what,
+            Kind.MISSING_ERROR,
+            f"LineTooLong came only after holding {peak // 1024} KiB for a {HUGE_LIMIT}-character limit "
+            f"(allowed: {HUGE_PEAK_BYTES // 1024} KiB): check the limit before buffering the chunk.",
+            shown,
+            direction="none raised",
         )
-    return f"and refuses one {len(chunk) >> 20} MiB chunk at max_line_chars={HUGE_LIMIT} holding under {HUGE_PEAK_BYTES >> 20} MiB"
+    return f"and refuses one {len(chunk) >> 20} MiB chunk at max_line_chars={HUGE_LIMIT} holding under {HUGE_PEAK_BYTES >> 20} MiB"  # noqa: E501
 
 
 # --- the whole parser -------------------------------------------------------
@@ -385,7 +447,8 @@ def whole_characters(buffer: bytes) -> int:
 DECODER_ERRORS = {"strict": "strict", "browser": "replace"}
 
 DECODER = layer_check(
-    "decoder", "your decoder",
+    "decoder",
+    "your decoder",
     rules(
         ("whole-characters", "decode the whole characters; hold the bytes of one cut by a read for the next read"),
         ("final", "at the end of the stream (close), decode all that is held: a cut character is an error or U+FFFD"),
@@ -416,9 +479,12 @@ def check_decoder(factory: Callable[..., Any]) -> str:
 
 
 LINE_SPLITTER = layer_check(
-    "splitter", "your line splitter",
+    "splitter",
+    "your line splitter",
     rules(("line-ends", "CR, LF and CRLF end a line; a CR ends it at once; one LF after a CR is skipped")),
-    by_strictness, without_option("max_line_chars"), empty=[],
+    by_strictness,
+    without_option("max_line_chars"),
+    empty=[],
 )
 
 
@@ -430,9 +496,13 @@ def check_line_splitter(factory: Callable[..., Any]) -> str:
 
 
 EVENT_ASSEMBLER = layer_check(
-    "assembler", "your event assembler",
+    "assembler",
+    "your event assembler",
     rules(("fields", "fields, dispatch, id and retry as the standard says")),
-    by_strictness, without_option("max_event_chars"), empty=[], same_calls=HANDED_TO_ASSEMBLER,
+    by_strictness,
+    without_option("max_event_chars"),
+    empty=[],
+    same_calls=HANDED_TO_ASSEMBLER,
 )
 
 
@@ -448,7 +518,8 @@ def limit_arguments(profile: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 LINE_LIMIT = layer_check(
-    "splitter", "your bounded line splitter",
+    "splitter",
+    "your bounded line splitter",
     rules(
         ("over-the-limit", "a line longer than max_line_chars raises LineTooLong"),
         ("at-the-limit", "a line of exactly max_line_chars characters is fine (the line end is not counted)"),
@@ -456,7 +527,9 @@ LINE_LIMIT = layer_check(
         ("completed", "LineTooLong carries the lines completed before the long line starts"),
         ("before-buffering", "the limit fires in the feed() that passes it, before the chunk is buffered"),
     ),
-    limit_arguments, first=("limits", "line_ends"), empty=[],
+    limit_arguments,
+    first=("limits", "line_ends"),
+    empty=[],
     not_yours=NotYours(
         "write the limit yourself, in front of the package's LineSplitter: the splitter's own "
         "max_line_chars must not be what refuses the line, and LineLimit must not subclass it",
@@ -475,7 +548,9 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
     watch = Watch(LINE_LIMIT.not_yours, budget=0)  # judges the error only: no profiler in what tracemalloc measures
     make = guarded(factory, [], watch)
     huge = compose("strict", {}, splitter=make(**limit_arguments("strict", {"max_line_chars": HUGE_LIMIT})))
-    refused = refuses_huge_chunk(huge, "your bounded line splitter")  # first: one read, where the full run takes a minute
+    refused = refuses_huge_chunk(
+        huge, "your bounded line splitter"
+    )  # first: one read, where the full run takes a minute
     if watch.reached:  # the package splitter's own limit refused the chunk
         raise not_yours(LINE_LIMIT.what, LINE_LIMIT.not_yours, watch.reached[0])
     return LINE_LIMIT.verify(factory) + " " + refused
@@ -514,7 +589,14 @@ def carried_payloads(err: Exception) -> Iterable[Any]:
 
 
 def payload_trace(factory: Callable[[], Any], chunks: list) -> Trace:
-    return trace(factory, chunks, normalise=lambda value: value, state=no_state, name=payload_error_name, carries=carried_payloads)
+    return trace(
+        factory,
+        chunks,
+        normalise=lambda value: value,
+        state=no_state,
+        name=payload_error_name,
+        carries=carried_payloads,
+    )
 
 
 def payload_oracle(reference: Callable[..., Any]) -> Callable[[bytes, Partition, str, str], Trace]:
@@ -529,7 +611,9 @@ def payload_oracle(reference: Callable[..., Any]) -> Callable[[bytes, Partition,
 
 def payload_fixtures() -> list[Fixture]:
     """The payload fixtures, their adapter's config as their options."""
-    return [replace(fixture, options=fixture.payload.config) for fixture in load_fixtures() if fixture.payload is not None]
+    return [
+        replace(fixture, options=fixture.payload.config) for fixture in load_fixtures() if fixture.payload is not None
+    ]
 
 
 JSON_ORACLE = payload_oracle(JSONPayloads)
@@ -544,10 +628,21 @@ ADAPTER_RULES = rules(
 )
 
 PAYLOADS = StreamCheck(
-    "your payload pipeline", rules(("complete-events-only", "JSON is parsed from complete events only, never from a chunk")) + ADAPTER_RULES, payload_fixtures, lambda make, _p, config: make(**config),
-    JSON_ORACLE, payload_trace, profiles=("strict",), noun="payload",
+    "your payload pipeline",
+    rules(("complete-events-only", "JSON is parsed from complete events only, never from a chunk")) + ADAPTER_RULES,
+    payload_fixtures,
+    lambda make, _p, config: make(**config),
+    JSON_ORACLE,
+    payload_trace,
+    profiles=("strict",),
+    noun="payload",
 )
-JSON_ADAPTER = replace(PAYLOADS, what="your JSON adapter", rules=ADAPTER_RULES, build=lambda make, _p, config: AdapterPipeline(make(**config)))
+JSON_ADAPTER = replace(
+    PAYLOADS,
+    what="your JSON adapter",
+    rules=ADAPTER_RULES,
+    build=lambda make, _p, config: AdapterPipeline(make(**config)),
+)
 
 
 @exercise("your payload pipeline")
@@ -603,7 +698,8 @@ def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
         if got != expected:
             low = isinstance(got, int) and got < expected
             raise failed(
-                "your safe_cut", Kind.WRONG_VALUE,
+                "your safe_cut",
+                Kind.WRONG_VALUE,
                 f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}: "
                 + ("whole characters would wait for nothing." if low else "a character would be cut in two."),
                 f"    decodable now: {buffer[:expected]!r}, held for the next read: {buffer[expected:]!r}",
@@ -657,11 +753,15 @@ BYTE_LINES = StreamCheck(
     ),
     lambda: all_fixtures(without_option("max_line_chars"), ("line_ends",)),
     lambda make, profile, _options: make(strict=_strict(profile)),
-    line_oracle, line_trace, noun="line", empty=[],
+    line_oracle,
+    line_trace,
+    noun="line",
+    empty=[],
     not_yours=NotYours(
         "write the line splitter yourself, on bytes with bytes.find: not the package's LineSplitter "
         "(not subclassed, held or called) nor its parsers",
-        classes=(LineSplitter,), code=PACKAGE_LINES,
+        classes=(LineSplitter,),
+        code=PACKAGE_LINES,
     ),
 )
 
@@ -693,13 +793,34 @@ ENCODER_RULES = rules(
     ("refuse", "a value no stream can carry raises ValueError"),
 )
 
-ENCODE_DATA = ["x", "", " x", "  two", "a:b", ":", "line 1\nline 2", "\n", "\n\n", "tail\n", "caf\u00e9 \U0001f600", "a\u2028b\x85c", '{"k": 1}', "\ufeffbom", "data: x"]
+ENCODE_DATA = [
+    "x",
+    "",
+    " x",
+    "  two",
+    "a:b",
+    ":",
+    "line 1\nline 2",
+    "\n",
+    "\n\n",
+    "tail\n",
+    "caf\u00e9 \U0001f600",
+    "a\u2028b\x85c",
+    '{"k": 1}',
+    "\ufeffbom",
+    "data: x",
+]
 ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b"]
 ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026"]
 ENCODE_RETRY = [None, 0, 3000]
 ENCODE_REFUSED = [
-    {"data": "a\rb"}, {"data": "x", "event": "a\nb"}, {"data": "x", "event": "a\rb"},
-    {"data": "x", "id": "1\n2"}, {"data": "x", "id": "1\x002"}, {"data": "x", "id": "1\r"}, {"data": "x", "retry": -1},
+    {"data": "a\rb"},
+    {"data": "x", "event": "a\nb"},
+    {"data": "x", "event": "a\rb"},
+    {"data": "x", "id": "1\n2"},
+    {"data": "x", "id": "1\x002"},
+    {"data": "x", "id": "1\r"},
+    {"data": "x", "retry": -1},
 ]
 
 
@@ -713,8 +834,12 @@ def encode_cases() -> list[dict]:
 
 
 def expected_event(case: dict, last_event_id: str, retry: int | None) -> Event:
-    return Event(case.get("event") or "message", case["data"], case["id"] if case.get("id") is not None else last_event_id,
-                 case["retry"] if case.get("retry") is not None else retry)
+    return Event(
+        case.get("event") or "message",
+        case["data"],
+        case["id"] if case.get("id") is not None else last_event_id,
+        case["retry"] if case.get("retry") is not None else retry,
+    )
 
 
 def _encoded(encode: Callable[..., bytes], case: dict) -> Any:
@@ -740,7 +865,12 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
             encoded = [_encoded(encode, call) for call in calls]
             bad = next((e for e in encoded if not isinstance(e, bytes)), None)
             if bad is not None:
-                raise failed("your encoder", Kind.WRONG_ERROR, f"{_call(calls[encoded.index(bad)])} should return bytes, yours gives {bad!r}.", direction="unexpected")
+                raise failed(
+                    "your encoder",
+                    Kind.WRONG_ERROR,
+                    f"{_call(calls[encoded.index(bad)])} should return bytes, yours gives {bad!r}.",
+                    direction="unexpected",
+                )
             raw = b"".join(encoded)
             expected, last_id, retry = [], "", None
             for call in calls:
@@ -748,28 +878,35 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
                 last_id, retry = expected[-1].last_event_id, expected[-1].retry
             for profile in PROFILES:
                 for cuts in partitions(raw, ("whole", "single")):
-                    got = event_trace(lambda: SSEParser(profile), chunks_of(raw, cuts))
+                    got = event_trace(lambda: SSEParser(profile), chunks_of(raw, cuts))  # noqa: B023
                     want = Trace(0, (tuple(as_event(e) for e in expected),), ((last_id, retry),))
                     seen = Trace(0, (tuple(got.items()),), got.states[-1:], got.error)
                     found = difference(want, seen)
                     if found is not None:
                         raise failed(
-                            "your encoder", found.kind, "a parser reads your bytes as other events: " + found.says.replace("from close()", "from the stream") + ".",
+                            "your encoder",
+                            found.kind,
+                            "a parser reads your bytes as other events: "
+                            + found.says.replace("from close()", "from the stream")
+                            + ".",
                             "\n".join(_call(call) for call in calls)
                             + f"\ngave {raw!r}\nunder the split {show_split(raw, cuts)} [{profile}]\n"
                             f"the events of the whole stream, then parser.last_event_id:\n"
                             f"expected: {list(want.items())}, {last_id!r}\n"
-                            f"     got: {list(seen.items())}{' then ' + show_error(got.error) if got.error else ''}, {seen.states[0][0] if seen.states else '?'!r}",
+                            f"     got: {list(seen.items())}{' then ' + show_error(got.error) if got.error else ''}, {seen.states[0][0] if seen.states else '?'!r}",  # noqa: E501
                             direction=found.direction,
                         )
     for case in ENCODE_REFUSED:
         got = _encoded(encode, case)
         if not isinstance(got, ValueError):
             raise failed(
-                "your encoder", Kind.MISSING_ERROR, "no stream can carry this value.",
-                f"{_call(case)} should raise ValueError, yours gives {got!r}", direction="none raised",
+                "your encoder",
+                Kind.MISSING_ERROR,
+                "no stream can carry this value.",
+                f"{_call(case)} should raise ValueError, yours gives {got!r}",
+                direction="none raised",
             )
-    return f"round-trips {2 * len(cases)} streams through the package's parser in both profiles, and refuses {len(ENCODE_REFUSED)} values no stream can carry"
+    return f"round-trips {2 * len(cases)} streams through the package's parser in both profiles, and refuses {len(ENCODE_REFUSED)} values no stream can carry"  # noqa: E501
 
 
 # --- exercise 06: a provider contract with named events ---------------------
@@ -830,13 +967,19 @@ NAMED_EVENTS_STREAMS = load_contract("named_events")
 def contract_fixtures() -> tuple[Fixture, ...]:
     strategies = tuple(NAMED_EVENTS_STREAMS["checked_under"])
     return tuple(
-        Fixture("contract", stream["name"], stream["about"], stream["input"].encode(), (), {}, {}, strategies, __version__)
+        Fixture(
+            "contract", stream["name"], stream["about"], stream["input"].encode(), (), {}, {}, strategies, __version__
+        )
         for stream in NAMED_EVENTS_STREAMS["streams"]
     )
 
 
 def contract_error_name(err: Exception) -> str:
-    return type(err).__name__ if isinstance(err, (ContractError, ProviderError)) else f"{type(err).__name__} (not ContractError or ProviderError)"
+    return (
+        type(err).__name__
+        if isinstance(err, (ContractError, ProviderError))
+        else f"{type(err).__name__} (not ContractError or ProviderError)"
+    )
 
 
 def contract_trace(factory: Callable[[], Any], chunks: list) -> Trace:
@@ -861,7 +1004,10 @@ NAMED_EVENTS = StreamCheck(
     ),
     lambda: list(contract_fixtures()),
     lambda make, _p, _o: AdapterPipeline(make()),
-    contract_oracle, contract_trace, profiles=("strict",), noun="text",
+    contract_oracle,
+    contract_trace,
+    profiles=("strict",),
+    noun="text",
 )
 
 
@@ -917,19 +1063,29 @@ def block_partitions(fixture: Fixture) -> list[Partition]:
 BLOCK_CUTTER = StreamCheck(
     "your block cutter",
     rules(
-        ("cr-at-once", "a block is complete as soon as the line end of its blank line arrives: a CR ends a line at once"),
+        (
+            "cr-at-once",
+            "a block is complete as soon as the line end of its blank line arrives: a CR ends a line at once",
+        ),
         ("lf-after-cr-dropped", "the LF right after a blank line's CR is in no block, even in a later chunk"),
         ("lf-after-empty-chunks", "that LF is still the CR's after any number of empty chunks"),
         ("every-blank-line", "CR, LF and CRLF each end a line: \\r\\r, \\n\\r\\n and \\r\\n\\r\\n end a block too"),
-        ("every-byte-once", "every byte of the stream is in one block or in close()'s rest, once (but those dropped LFs)"),
+        (
+            "every-byte-once",
+            "every byte of the stream is in one block or in close()'s rest, once (but those dropped LFs)",
+        ),
         ("bytes-only", "bytes only, never decoded: invalid UTF-8 passes through"),
         ("close-rest", "close() returns the bytes after the last block"),
     ),
     blocks.block_fixtures,
     lambda make, _profile, _options: CloseAsRest(make()),
-    block_oracle, block_trace, profiles=("",), noun="block", partitions=block_partitions,
+    block_oracle,
+    block_trace,
+    profiles=("",),
+    noun="block",
+    partitions=block_partitions,
     says=lambda fixtures, count: (
-        f"gives the expected blocks read by read and the expected close() on {len(fixtures) - len(blocks.RULE_CASES)} fixtures "
+        f"gives the expected blocks read by read and the expected close() on {len(fixtures) - len(blocks.RULE_CASES)} fixtures "  # noqa: E501
         f"and {len(blocks.RULE_CASES)} inputs chosen to separate the rules, under {count} partitions in all"
     ),
     not_yours=NotYours(
@@ -950,7 +1106,7 @@ def check_block_cutter(factory: Callable[[], Any]) -> str:
 
 
 #: Every check's stated rules, by the name notebooks call it: tests/test_rules.py
-#: holds a mutant per rule (the tasks of exercises 01, 04, 05, 07 and 08 list theirs in tasks.py, tests/test_tasks.py; lesson 10 in resume.py).
+#: holds a mutant per rule (the tasks of exercises 01, 04, 05, 07 and 08 list theirs in tasks.py, tests/test_tasks.py; lesson 10 in resume.py).  # noqa: E501
 CHECK_RULES: dict[str, tuple[Rule, ...]] = {
     "check_safe_cut": SAFE_CUT_RULES,
     "check_decoder": DECODER.rules,

@@ -87,7 +87,9 @@ def check_python(version: tuple[int, ...] = tuple(sys.version_info[:3])) -> Line
     shown = ".".join(map(str, version))
     if version[:2] >= MINIMUM_PYTHON:
         return ok(f"Python {shown} (3.10 or newer needed)")
-    return fail(f"Python {shown} is too old", "the course needs Python 3.10 or newer; make the venv with a newer python3")
+    return fail(
+        f"Python {shown} is too old", "the course needs Python 3.10 or newer; make the venv with a newer python3"
+    )
 
 
 def imported(name: str) -> Any | None:
@@ -139,13 +141,17 @@ def check_widgets_extension() -> Line:
         return fail("the JupyterLab widgets extension is not installed", REINSTALL_EXTENSION)
     levels = widgets_disabled_at()
     if levels is not None:
-        enable = " and ".join(f"`jupyter labextension enable --level={level} {WIDGETS_EXTENSION_NAME}`" for level in levels)
+        enable = " and ".join(
+            f"`jupyter labextension enable --level={level} {WIDGETS_EXTENSION_NAME}`" for level in levels
+        )
         return fail(
-            f"the JupyterLab widgets extension is installed but disabled ({', '.join(levels) or 'page'} configuration), "
+            f"the JupyterLab widgets extension is installed but disabled ({', '.join(levels) or 'page'} configuration), "  # noqa: E501
             "so explorers show as plain text",
             f"run {enable or f'`jupyter labextension enable {WIDGETS_EXTENSION_NAME}`'}, then restart JupyterLab",
         )
-    return ok(f"jupyterlab_widgets {installed} matches ipywidgets {widgets.__version__}; its JupyterLab extension is installed")
+    return ok(
+        f"jupyterlab_widgets {installed} matches ipywidgets {widgets.__version__}; its JupyterLab extension is installed"  # noqa: E501
+    )
 
 
 def widgets_disabled_at() -> list[str] | None:
@@ -172,7 +178,9 @@ def check_loopback() -> Line:
             with socket.create_connection(("127.0.0.1", port), timeout=5):
                 server.accept()[0].close()
     except OSError as err:
-        return fail(f"no loopback port binds ({err})", "lessons 08 and 10 need 127.0.0.1; ask whoever manages this machine")
+        return fail(
+            f"no loopback port binds ({err})", "lessons 08 and 10 need 127.0.0.1; ask whoever manages this machine"
+        )
     return ok("a loopback port binds and connects (lessons 08 and 10)")
 
 
@@ -254,7 +262,9 @@ def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
     try:
         found = json.loads(probe(KERNEL_PROBE).strip().splitlines()[-1])
     except Exception as err:  # any failure to start or answer is the finding
-        yield fail(f"the {KERNEL_NAME} kernel does not start ({type(err).__name__}: {err})", f"{SETUP}; it installs ipykernel")
+        yield fail(
+            f"the {KERNEL_NAME} kernel does not start ({type(err).__name__}: {err})", f"{SETUP}; it installs ipykernel"
+        )
         return
     yield ok(f"the {KERNEL_NAME} kernel starts ({found['python']})")
     here = Path(importlib.import_module("sse_course").__file__).parent
@@ -262,7 +272,7 @@ def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
         if f"{name}_error" in found and name == "sse_course" and here.parent == Path.cwd():
             yield fail(
                 f"sse_course imports here only because this folder ({here.parent}) holds it; a kernel started "
-                f"anywhere else cannot import it ({found[name + '_error']}), and JupyterLab starts each in its notebook's folder",
+                f"anywhere else cannot import it ({found[name + '_error']}), and JupyterLab starts each in its notebook's folder",  # noqa: E501
                 f"install it, with `pip install -r requirements.txt` (or `pip install -e .`) in {here.parent}, "
                 f"using the kernel's Python ({found['python']})",
             )

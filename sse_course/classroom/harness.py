@@ -31,7 +31,7 @@ RANDOM_COUNT = 25
 def chunks_of(raw: bytes, cuts: Iterable[int]) -> list[bytes]:
     """Cut ``raw`` at the given positions (sorted; repeats give empty chunks)."""
     bounds = [0, *cuts, len(raw)]
-    return [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [raw[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def show_split(raw: bytes, cuts: Iterable[int]) -> str:
@@ -129,7 +129,9 @@ def partitions(raw: bytes, strategies: Iterable[str], extra_cuts: Iterable[int] 
 SEARCH_ORDER = ("whole", "interesting", "empty_reads", "single", "one_byte", "random", "pairs")
 
 
-def search_plan(fixtures: Iterable[Fixture], strategies: Iterable[str] | None = None) -> Iterator[tuple[Fixture, Partition]]:
+def search_plan(
+    fixtures: Iterable[Fixture], strategies: Iterable[str] | None = None
+) -> Iterator[tuple[Fixture, Partition]]:
     """Every partition :func:`partitions` gives each fixture (its ``checked_under``
     strategies, or ``strategies``, plus its own cuts), each once, ordered for a search
     across fixtures: each fixture's own cuts, then one strategy at a time over every
@@ -143,7 +145,7 @@ def search_plan(fixtures: Iterable[Fixture], strategies: Iterable[str] | None = 
         raise KeyError(f"strategies not in SEARCH_ORDER: {sorted(unplaced)}")
     done: list[set[Partition]] = [set() for _ in fixtures]
     for phase in ("cuts", *SEARCH_ORDER):
-        for fixture, names, seen in zip(fixtures, named, done):
+        for fixture, names, seen in zip(fixtures, named, done, strict=False):
             if phase == "cuts":
                 found: Iterable[Partition] = [(cut,) for cut in fixture.cuts]
             else:
@@ -191,7 +193,9 @@ def as_event(event: Any) -> tuple:
 def same_events(expected: Iterable[Event], got: Iterable[Any]) -> bool:
     """Equal event by event, on the fields the candidate's events provide."""
     expected, got = [as_event(e) for e in expected], [as_event(e) for e in got]
-    return len(expected) == len(got) and all(e[: len(g)] == g and len(g) >= 2 for e, g in zip(expected, got))
+    return len(expected) == len(got) and all(
+        e[: len(g)] == g and len(g) >= 2 for e, g in zip(expected, got, strict=False)
+    )
 
 
 def agrees(expected: Expected, outcome: Outcome, exact_errors: bool = True) -> bool:

@@ -239,10 +239,19 @@ def report(path: Path, timeout: float = NOTEBOOK_SECONDS) -> list[tuple[str, lis
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run exercise notebooks and report each part.")
-    parser.add_argument("path", nargs="?", type=Path, default=Path("exercises"),
-                        help="a notebook, a learner's folder, or a folder of learners' folders (default: exercises/)")
-    parser.add_argument("--timeout", type=float, default=NOTEBOOK_SECONDS,
-                        help=f"seconds each notebook may run (default: {NOTEBOOK_SECONDS})")
+    parser.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        default=Path("exercises"),
+        help="a notebook, a learner's folder, or a folder of learners' folders (default: exercises/)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=NOTEBOOK_SECONDS,
+        help=f"seconds each notebook may run (default: {NOTEBOOK_SECONDS})",
+    )
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when a part is failing")
     args = parser.parse_args(argv)
     if not args.path.exists() or not learners(args.path):

@@ -104,14 +104,16 @@ def _cell(raw: bytes, index: int, role: str) -> str:
 def _cut(position: int) -> str:
     return (
         f'<span class="cut" data-cut="{position}" title="cut before byte {position}" '
-        f"style=\"display:inline-block;align-self:stretch;border-left:3px solid {CUT_COLOUR};"
+        f'style="display:inline-block;align-self:stretch;border-left:3px solid {CUT_COLOUR};'
         f'margin:0 3px;padding-left:2px;color:{CUT_COLOUR};font:bold 0.8em monospace">{position}</span>'
     )
 
 
 def _chunk_box(number: int, start: int, cells: list[str]) -> str:
     size = len(cells)
-    label = f"chunk {number} · {size} byte{'s' if size != 1 else ''} from {start}" if size else f"chunk {number} · empty"
+    label = (
+        f"chunk {number} · {size} byte{'s' if size != 1 else ''} from {start}" if size else f"chunk {number} · empty"
+    )
     return (
         '<span style="display:inline-block;vertical-align:top;border:1px dashed #999;'
         f'padding:2px;margin:2px 0"><span style="font-size:0.75em;color:#333">{html.escape(label)}</span><br>'
@@ -135,11 +137,13 @@ def render_split(raw: bytes, cuts: Iterable[int]) -> str:
     roles = byte_roles(raw)
     bounds = [0, *cuts, len(raw)]
     parts = []
-    for number, (start, end) in enumerate(zip(bounds, bounds[1:]), 1):
+    for number, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False), 1):
         if number > 1:
             parts.append(_cut(start))
         parts.append(_chunk_box(number, start, [_cell(raw, i, roles[i]) for i in range(start, end)]))
-    return f'<div class="split" style="display:flex;flex-wrap:wrap;align-items:stretch">{"".join(parts)}</div>{legend()}'
+    return (
+        f'<div class="split" style="display:flex;flex-wrap:wrap;align-items:stretch">{"".join(parts)}</div>{legend()}'
+    )
 
 
 # --- what each layer holds after each chunk -------------------------------
@@ -339,7 +343,7 @@ def render_blocks(raw: bytes, cuts: Iterable[int]) -> str:
     cells = "".join(f"<tr>{''.join(f'<td>{cell}</td>' for cell in row)}</tr>" for row in rows)
     return (
         render_split(raw, cuts)
-        + '<table class="blocks" style="border-collapse:collapse;font-size:0.85em;margin:4px 0" border="1" cellpadding="3">'
+        + '<table class="blocks" style="border-collapse:collapse;font-size:0.85em;margin:4px 0" border="1" cellpadding="3">'  # noqa: E501
         + '<tr style="background:#eee"><th>step</th><th>chunk</th><th>blocks out</th><th>held after</th></tr>'
         + cells
         + "</table>"

@@ -201,10 +201,14 @@ def render_resume(drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> str:
     through), its events, and the wait and ``Last-Event-ID`` that follow."""
     line = '<div style="margin: 0.15em 0 0.15em {indent}em">{text}</div>'.format
     parts = [f'<div class="sse-resume" data-drop="{drop_at}" style="font-family: monospace">']
-    parts.append(line(indent=0, text=f"<b>the first connection drops after byte {drop_at} of {len(b''.join(blocks))}</b>"))
+    parts.append(
+        line(indent=0, text=f"<b>the first connection drops after byte {drop_at} of {len(b''.join(blocks))}</b>")
+    )
     for number, conn in enumerate(planned_run(drop_at, blocks), 1):
         header = f"Last-Event-ID: {conn.sent!r}" if conn.sent else "no Last-Event-ID"
-        parts.append(line(indent=0, text=f"<b>connection {number}</b> · sends {html.escape(header)} · status {conn.status}"))
+        parts.append(
+            line(indent=0, text=f"<b>connection {number}</b> · sends {html.escape(header)} · status {conn.status}")
+        )
         if conn.status == 204:
             parts.append(line(indent=2, text="204 No Content: the client stops for good."))
             continue
@@ -240,7 +244,10 @@ class ResumeExplorer(VBox):
 
 #: The rules exercise 10's task states (each has a mutant in tests/test_resume.py).
 FOLLOW_RULES = rules(
-    ("send-committed-id", "send the ID committed at the last dispatch (a block with no data commits its ID too); none at first"),
+    (
+        "send-committed-id",
+        "send the ID committed at the last dispatch (a block with no data commits its ID too); none at first",
+    ),
     ("new-parser", "a new parser for each connection: the partial event of a dropped connection is discarded"),
     ("resumed-id", "the new parser starts from the resumed ID: an event with no id carries it"),
     ("drop-not-error", "a dropped connection is not an error (the browser profile)"),
@@ -289,8 +296,16 @@ def event_problems(expected: Sequence[Event], got: Sequence[Any]) -> list[Proble
     want, have = Counter(map(key, expected)), Counter(map(key, got))
     by_key = {key(e): e for e in expected}
     problems = [Problem(Kind.MISSING, f"missing: {short(by_key[k])}", "never") for k in want if have[k] < want[k]]
-    problems += [Problem(Kind.EXTRA, f"duplicated: {short(by_key[k])} delivered {have[k]} times", "more") for k in want if have[k] > want[k]]
-    problems += [Problem(Kind.EXTRA, f"never sent by the server: {short(got_one)}", "more") for got_one in got if key(got_one) not in want]
+    problems += [
+        Problem(Kind.EXTRA, f"duplicated: {short(by_key[k])} delivered {have[k]} times", "more")
+        for k in want
+        if have[k] > want[k]
+    ]
+    problems += [
+        Problem(Kind.EXTRA, f"never sent by the server: {short(got_one)}", "more")
+        for got_one in got
+        if key(got_one) not in want
+    ]
     if not problems and [key(e) for e in got] != [key(e) for e in expected]:
         problems.append(Problem(Kind.WRONG_VALUE, "out of order: " + ", ".join(map(short, got))))
     return problems
@@ -300,20 +315,43 @@ def wait_problems(plan: list[Connection], sleeps: list[float]) -> list[Problem]:
     waits = [conn.wait_ms / 1000 for conn in plan if conn.wait_ms is not None]
     if [round(s, 6) if isinstance(s, (int, float)) else s for s in sleeps] == waits:
         return []
-    return [Problem(Kind.WRONG_VALUE, f"wrong wait: slept {sleeps} (seconds), expected {waits}: the reconnection time from the last retry seen")]
+    return [
+        Problem(
+            Kind.WRONG_VALUE,
+            f"wrong wait: slept {sleeps} (seconds), expected {waits}: the reconnection time from the last retry seen",
+        )
+    ]
 
 
 def id_problems(plan: list[Connection], requests: list[str]) -> list[Problem]:
     sent = [conn.sent for conn in plan]
     if requests == sent:
         return []
-    for number, (want, got) in enumerate(zip(sent, requests), 1):
+    for number, (want, got) in enumerate(zip(sent, requests, strict=False), 1):
         if want != got:
             what = "the ID committed at the last dispatch" if number > 1 else "nothing on the first request"
-            return [Problem(Kind.WRONG_VALUE, f"wrong Last-Event-ID sent on request {number}: {got!r}, expected {want!r} ({what})", "state")]
+            return [
+                Problem(
+                    Kind.WRONG_VALUE,
+                    f"wrong Last-Event-ID sent on request {number}: {got!r}, expected {want!r} ({what})",
+                    "state",
+                )
+            ]
     if len(requests) > len(sent):
-        return [Problem(Kind.EXTRA, f"kept connecting: {len(requests)} requests, expected {len(sent)} (stop when the server answers 204)", "more")]
-    return [Problem(Kind.MISSING, f"stopped early: {len(requests)} requests, expected {len(sent)} (only a 204 ends the stream for good)", "never")]
+        return [
+            Problem(
+                Kind.EXTRA,
+                f"kept connecting: {len(requests)} requests, expected {len(sent)} (stop when the server answers 204)",
+                "more",
+            )
+        ]
+    return [
+        Problem(
+            Kind.MISSING,
+            f"stopped early: {len(requests)} requests, expected {len(sent)} (only a 204 ends the stream for good)",
+            "never",
+        )
+    ]
 
 
 def planned_events(plan: list[Connection]) -> list[Event]:
@@ -321,22 +359,33 @@ def planned_events(plan: list[Connection]) -> list[Event]:
     return [event for conn in plan for event in conn.events]
 
 
-def problems_at(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT) -> list[Problem]:
+def problems_at(
+    follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT
+) -> list[Problem]:
     """Everything that differs from the standard's client at this drop point."""
     plan, outcome = planned_run(drop_at, blocks, heartbeat), run_loop(follow, drop_at, blocks, heartbeat)
     problems = id_problems(plan, outcome.requests)
     if isinstance(outcome.raised, KeptConnecting):
         return [*problems, Problem(Kind.EXTRA, f"the check stopped your loop: it {outcome.raised}", "more")]
     if outcome.raised is not None:  # the error is the diagnosis; the requests it cut short follow from it
-        return [Problem(Kind.WRONG_ERROR, f"your loop raised {type(outcome.raised).__name__}: {outcome.raised}", "unexpected"), *problems]
+        return [
+            Problem(
+                Kind.WRONG_ERROR, f"your loop raised {type(outcome.raised).__name__}: {outcome.raised}", "unexpected"
+            ),
+            *problems,
+        ]
     return problems + event_problems(planned_events(plan), outcome.events) + wait_problems(plan, outcome.sleeps)
 
 
-def failure_details(drop_at: int, problems: list[Problem], others: list[int], blocks: Sequence[bytes], heartbeat: bytes) -> str:
+def failure_details(
+    drop_at: int, problems: list[Problem], others: list[int], blocks: Sequence[bytes], heartbeat: bytes
+) -> str:
     plan = planned_run(drop_at, blocks, heartbeat)
     delivered = plan[0].delivered if plan and plan[0].status == 200 else b""
-    also = f"\n(the same loop also fails at {len(others)} other drop points: {others[:8]}{'...' if len(others) > 8 else ''})"
-    ending = "the whole stream, then closed" if delivered == heartbeat + b"".join(blocks) else f"{delivered!r}, then dropped"
+    also = f"\n(the same loop also fails at {len(others)} other drop points: {others[:8]}{'...' if len(others) > 8 else ''})"  # noqa: E501
+    ending = (
+        "the whole stream, then closed" if delivered == heartbeat + b"".join(blocks) else f"{delivered!r}, then dropped"
+    )
     lines = [
         f"at drop point {drop_at}: the first connection delivered {ending}",
         *(f"  {problem.says}" for problem in problems),
@@ -354,15 +403,20 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: by
     wait the reconnection time, and stop on 204. Fails at the smallest drop point
     that shows a bug, its first problem as the headline."""
     offsets = range(len(heartbeat + b"".join(blocks)) + 1)
-    failing = {drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks, heartbeat))}
+    failing = {
+        drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks, heartbeat))
+    }
     if failing:
         first, *others = sorted(failing)
         problem = failing[first][0]
         raise failed(
-            "your follow loop", problem.kind, problem.says + ".",
-            failure_details(first, failing[first], others, blocks, heartbeat), direction=problem.direction,
+            "your follow loop",
+            problem.kind,
+            problem.says + ".",
+            failure_details(first, failing[first], others, blocks, heartbeat),
+            direction=problem.direction,
         )
-    beat = f", and the heartbeat that opens each connection with the resumed ID" if heartbeat else ""
+    beat = ", and the heartbeat that opens each connection with the resumed ID" if heartbeat else ""
     return (
         f", with the first connection dropped at each of the {len(offsets)} byte offsets "
         f"0..{len(offsets) - 1}, delivered all {len(expected_events(blocks))} events once and in order{beat}, "

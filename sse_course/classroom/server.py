@@ -345,7 +345,9 @@ class SSEServer:
         writer.write(data)
         await writer.drain()
 
-    async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, headers: dict[str, str]) -> None:
+    async def _stream(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, headers: dict[str, str]
+    ) -> None:
         """The stream's response: from the resume point to this connection's drop point."""
         start = self.resume_offset(headers.get("last-event-id", ""))
         if self.end_with_204 and start >= len(self.body):
@@ -364,7 +366,9 @@ class SSEServer:
             for index, chunk in enumerate(writes_between(self.body, self.cuts, start, max(start, end))):
                 if index and self.pause and await self._client_left(client_gone, self.pause):
                     return
-                await self._send(writer, chunk if encoder is None else encoder.compress(chunk) + encoder.flush(zlib.Z_SYNC_FLUSH))
+                await self._send(
+                    writer, chunk if encoder is None else encoder.compress(chunk) + encoder.flush(zlib.Z_SYNC_FLUSH)
+                )
             if encoder is not None and end >= len(self.body):
                 await self._send(writer, encoder.flush())
             if self.hold:

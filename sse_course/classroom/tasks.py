@@ -37,14 +37,28 @@ from .. import __version__
 from .. import events as events_module
 from .. import layered as layered_module
 from .. import parser as parser_module
-
+from ..decoding import Utf8Decoder
 from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, IncompleteStream, SSEError
 from ..events import Event, EventAssembler
-from ..parser import SSEParser
-from ..decoding import Utf8Decoder
 from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
-from .checking import Kind, NotAttempted, NotYours, StreamCheck, Trace, Watch, attempted, exercise, failed, not_yours, regrouped, rules, trace, watched
+from ..parser import SSEParser
+from .checking import (
+    Kind,
+    NotAttempted,
+    NotYours,
+    StreamCheck,
+    Trace,
+    Watch,
+    attempted,
+    exercise,
+    failed,
+    not_yours,
+    regrouped,
+    rules,
+    trace,
+    watched,
+)
 from .checking.compare import no_state
 from .fixtures import Fixture, fixture_from_spec, load_fixtures
 from .harness import Partition, as_event, chunks_of, describe, find_failure, interesting_cuts, run, show_split
@@ -66,7 +80,7 @@ JSON_LINES_STREAMS: dict[str, tuple[str, bytes]] = {
     "no-final-lf": ("The last line may end without LF: close() gives its value.", b'{"done": false}\n{"done": true}'),
     "crlf": ("A CR before the LF is JSON whitespace.", '{"x": "\u00e9"}\r\n{"y": 2}\r\n'.encode()),
     "blank-tail": ("What is left at the end may be blank: no value.", b'"last"\n  '),
-    "escaped-lf": ('An LF inside a JSON string is written \\n: it ends no line.', b'{"text": "two\\nlines"}\n7\n'),
+    "escaped-lf": ("An LF inside a JSON string is written \\n: it ends no line.", b'{"text": "two\\nlines"}\n7\n'),
 }
 
 
@@ -98,14 +112,32 @@ RESUME_STREAMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "id-with-colons": ("the name ends at the first colon; the value keeps the others", ("id: a:b", "data: x", "")),
     "two-spaces": ("one leading space is dropped, no more", ("id:  7", "data: x", "")),
     "no-space": ("the space after the colon is optional", ("id:8", "retry:250", "data: x", "")),
-    "name-alone": ("a line without a colon is a name with an empty value", ("id: 5", "data: x", "", "id", "data: y", "")),
-    "names-cased": ("names are compared exactly: case and spaces count", ("id: 1", "data: x", "", "ID: 9", "Retry: 7", "retry : 8", "data: y", "")),
-    "id-at-dispatch": ("an id becomes the last event ID only at the blank line", ("id: 3", "data: x", "", "id: 4", "data: y")),
-    "id-without-data": ("a blank line commits the id even when its block has no data", ("id: 6", "", ": a comment", "")),
+    "name-alone": (
+        "a line without a colon is a name with an empty value",
+        ("id: 5", "data: x", "", "id", "data: y", ""),
+    ),
+    "names-cased": (
+        "names are compared exactly: case and spaces count",
+        ("id: 1", "data: x", "", "ID: 9", "Retry: 7", "retry : 8", "data: y", ""),
+    ),
+    "id-at-dispatch": (
+        "an id becomes the last event ID only at the blank line",
+        ("id: 3", "data: x", "", "id: 4", "data: y"),
+    ),
+    "id-without-data": (
+        "a blank line commits the id even when its block has no data",
+        ("id: 6", "", ": a comment", ""),
+    ),
     "id-with-nul": ("an id holding NUL is ignored", ("id: 1", "data: x", "", "id: 2\x003", "data: z", "")),
-    "retry-not-digits": ("retry takes ASCII digits and nothing else", ("retry: 100", "retry: +5", "retry:  5", "retry: 1_0", "retry: \u0663", "retry: 5s", "retry:", "")),
+    "retry-not-digits": (
+        "retry takes ASCII digits and nothing else",
+        ("retry: 100", "retry: +5", "retry:  5", "retry: 1_0", "retry: \u0663", "retry: 5s", "retry:", ""),
+    ),
     "retry-at-once": ("retry takes effect at once, without a blank line", ("data: x", "retry: 500", "data: y")),
-    "retry-too-large": ("a retry above 2**64 - 1 is ignored", ("retry: 18446744073709551615", "", "retry: 18446744073709551616", "")),
+    "retry-too-large": (
+        "a retry above 2**64 - 1 is ignored",
+        ("retry: 18446744073709551615", "", "retry: 18446744073709551616", ""),
+    ),
     "comment": ("a line starting with a colon is a comment", ("id: 2", "data: x", "", ":id: 9", "")),
 }
 
@@ -214,8 +246,14 @@ CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, by
         "events, in batches of 2, in pairs of batches: each close() gives a last, shorter batch",
         lambda profile: [*sse_stages(profile), Batches(2), Batches(2)],
         {
-            "five-events": ("two batches of two, then one event left at the end", b"data: a\n\ndata: b\n\ndata: c\n\ndata: d\n\ndata: e\n\n"),
-            "three-events": ("three events, CR and CRLF line ends", "data: \u00e9\r\n\r\ndata: b\r\rdata: c\n\n".encode()),
+            "five-events": (
+                "two batches of two, then one event left at the end",
+                b"data: a\n\ndata: b\n\ndata: c\n\ndata: d\n\ndata: e\n\n",
+            ),
+            "three-events": (
+                "three events, CR and CRLF line ends",
+                "data: \u00e9\r\n\r\ndata: b\r\rdata: c\n\n".encode(),
+            ),
         },
     ),
     "text-lines": (
@@ -249,7 +287,10 @@ TASK_STRATEGIES = ("whole", "single", "pairs", "empty_reads", "one_byte")
 
 def task_fixtures(family: str, streams: dict[str, tuple[str, bytes]]) -> list[Fixture]:
     """A task's streams as fixtures (no expected outcome stored: the task's reference gives it)."""
-    return [Fixture(family, name, about, raw, (), {}, {}, TASK_STRATEGIES, __version__) for name, (about, raw) in streams.items()]
+    return [
+        Fixture(family, name, about, raw, (), {}, {}, TASK_STRATEGIES, __version__)
+        for name, (about, raw) in streams.items()
+    ]
 
 
 def value_trace(factory: Callable[[], Any], chunks: list) -> Trace:
@@ -278,8 +319,13 @@ JSON_LINES = StreamCheck(
     ),
     lambda: task_fixtures("json-lines", JSON_LINES_STREAMS),
     lambda make, _profile, _options: make(),
-    json_lines_oracle, value_trace, profiles=("",), noun="value",
-    not_yours=NotYours("write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser, JsonLines)),
+    json_lines_oracle,
+    value_trace,
+    profiles=("",),
+    noun="value",
+    not_yours=NotYours(
+        "write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser, JsonLines)
+    ),
 )
 
 
@@ -305,8 +351,16 @@ def resume_cases() -> list[LinesCase]:
     """Each rule case whole (it separates its rule), then every prefix of the rule cases and of
     every fixture's lines (a drop can come after any line), smallest first."""
     whole = [LinesCase(f"case {name}", about, lines) for name, (about, lines) in RESUME_STREAMS.items()]
-    crafted = {LinesCase(f"case {name}", about, lines[:n]) for name, (about, lines) in RESUME_STREAMS.items() for n in range(1, len(lines))}
-    shipped = {LinesCase(f"fixture {f.id}", f.about, tuple(lines_of(f.raw))[:n]) for f in load_fixtures() for n in range(1, len(lines_of(f.raw)) + 1)}
+    crafted = {
+        LinesCase(f"case {name}", about, lines[:n])
+        for name, (about, lines) in RESUME_STREAMS.items()
+        for n in range(1, len(lines))
+    }
+    shipped = {
+        LinesCase(f"fixture {f.id}", f.about, tuple(lines_of(f.raw))[:n])
+        for f in load_fixtures()
+        for n in range(1, len(lines_of(f.raw)) + 1)
+    }
     size = lambda case: (sum(map(len, case.lines)) + len(case.lines), case.lines)  # noqa: E731
     return whole + sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
 
@@ -314,7 +368,8 @@ def resume_cases() -> list[LinesCase]:
 #: What the resume-state task forbids: the package's field rules.
 PACKAGE_FIELDS = NotYours(
     "write the field rules yourself: not the package's split_field, parse_retry or EventAssembler, nor a parser",
-    classes=(EventAssembler,), code=(events_module, layered_module, parser_module),
+    classes=(EventAssembler,),
+    code=(events_module, layered_module, parser_module),
 )
 
 
@@ -336,12 +391,14 @@ def check_resume_state(resume: Callable[[list[str]], tuple[str, int | None]]) ->
             raise not_yours("your resume_state", PACKAGE_FIELDS, watch.reached[0])
         if got != expected:
             raise failed(
-                "your resume_state", *resume_difference(expected, got),
+                "your resume_state",
+                *resume_difference(expected, got),
                 f"{case.source} ({case.about}), cut after {len(case.lines)} line{'s' if len(case.lines) > 1 else ''}:\n"
                 f"    {list(case.lines)!r}\nexpected: {expected!r}\n     got: {got!r}",
-                direction="unexpected" if isinstance(got, Exception) else "state", fixture=case.source,
+                direction="unexpected" if isinstance(got, Exception) else "state",
+                fixture=case.source,
             )
-    return f"holds the right Last-Event-ID and retry after every line of {len(RESUME_STREAMS)} rule cases and every fixture ({len(cases)} cuts)"
+    return f"holds the right Last-Event-ID and retry after every line of {len(RESUME_STREAMS)} rule cases and every fixture ({len(cases)} cuts)"  # noqa: E501
 
 
 def resume_difference(expected: tuple[str, int | None], got: Any) -> tuple[Kind, str]:
@@ -375,7 +432,12 @@ def chain_trace(factory: Callable[[], Any], chunks: list) -> Trace:
     return trace(factory, chunks, normalise=plain, state=no_state)
 
 
-def pipeline_check(name: str, stages: Callable[[str, dict[str, Any]], list[Any]], fixtures: Callable[[], list[Fixture]], profiles: tuple[str, ...]) -> StreamCheck:
+def pipeline_check(
+    name: str,
+    stages: Callable[[str, dict[str, Any]], list[Any]],
+    fixtures: Callable[[], list[Fixture]],
+    profiles: tuple[str, ...],
+) -> StreamCheck:
     """One chain of fresh stages, fed every fixture under its partitions; the reference is :class:`Pipeline`."""
 
     @functools.lru_cache(maxsize=1 << 14)
@@ -383,37 +445,64 @@ def pipeline_check(name: str, stages: Callable[[str, dict[str, Any]], list[Any]]
         return chain_trace(lambda: Pipeline(*stages(profile, json.loads(options))), chunks_of(raw, cuts))
 
     return StreamCheck(
-        f"your pipeline ({name})", PIPELINE_RULES, fixtures,
+        f"your pipeline ({name})",
+        PIPELINE_RULES,
+        fixtures,
         lambda make, profile, options: make(*stages(profile, options)),
-        oracle, chain_trace, profiles=profiles, noun="item", not_yours=PACKAGE_PARSERS,
+        oracle,
+        chain_trace,
+        profiles=profiles,
+        noun="item",
+        not_yours=PACKAGE_PARSERS,
     )
 
 
 PIPELINE_RULES = rules(
     ("feed-through", "feed passes its input through every stage in order and returns the last stage's output"),
     ("close-in-order", "close() closes the stages in order, first to last"),
-    ("ends-pushed-on", "what each stage's close() gives goes through the feed of every later stage before that stage closes"),
-    ("close-returns-all", "close() returns all the last stage gave while closing: its feeds' output, then its close()'s"),
+    (
+        "ends-pushed-on",
+        "what each stage's close() gives goes through the feed of every later stage before that stage closes",
+    ),
+    (
+        "close-returns-all",
+        "close() returns all the last stage gave while closing: its feeds' output, then its close()'s",
+    ),
     ("any-length", "any number of stages, of any kind"),
 )
 PACKAGE_PARSERS = NotYours(
     "write the composition yourself: not the package's LayeredSSEParser or SSEParser, nor the check's own Pipeline "
     "(not subclassed, held or called)",
-    classes=(LayeredSSEParser, SSEParser, Pipeline), code=(layered_module, parser_module),
+    classes=(LayeredSSEParser, SSEParser, Pipeline),
+    code=(layered_module, parser_module),
 )
 
 
 def chain_fixtures(chain: str) -> Callable[[], list[Fixture]]:
     shows, _stages, streams = CHAINS[chain]
-    return lambda: [Fixture(chain, name, f"{about}; {shows}", raw, (), {}, {}, CHAIN_STRATEGIES, __version__) for name, (about, raw) in streams.items()]
+    return lambda: [
+        Fixture(chain, name, f"{about}; {shows}", raw, (), {}, {}, CHAIN_STRATEGIES, __version__)
+        for name, (about, raw) in streams.items()
+    ]
 
 
 #: The chains whose ends matter first (a stage's end thrown away shows there), then the SSE layers on every fixture.
 PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
-    *(pipeline_check(chain, lambda profile, _o, chain=chain: CHAINS[chain][1](profile), chain_fixtures(chain),
-                     ("strict", "browser") if chain == "batches" else ("",)) for chain in CHAINS),
-    pipeline_check("the SSE layers", sse_stages,
-                   lambda: [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()], ("strict", "browser")),
+    *(
+        pipeline_check(
+            chain,
+            lambda profile, _o, chain=chain: CHAINS[chain][1](profile),
+            chain_fixtures(chain),
+            ("strict", "browser") if chain == "batches" else ("",),
+        )
+        for chain in CHAINS
+    ),
+    pipeline_check(
+        "the SSE layers",
+        sse_stages,
+        lambda: [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()],
+        ("strict", "browser"),
+    ),
 )
 
 
@@ -421,7 +510,10 @@ PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
 def check_pipeline(factory: Callable[..., Any]) -> str:
     """Exercise 05, part 1: ``factory(*stages)`` returns an object with ``feed`` and ``close``."""
     verified = [check.verify(factory) for check in PIPELINE_CHECKS]
-    return "; ".join(f"{check.what.removeprefix('your pipeline ')}: {said}" for check, said in zip(PIPELINE_CHECKS, verified))
+    return "; ".join(
+        f"{check.what.removeprefix('your pipeline ')}: {said}"
+        for check, said in zip(PIPELINE_CHECKS, verified, strict=False)
+    )
 
 
 # --- exercise 08 -----------------------------------------------------------------
@@ -429,8 +521,10 @@ def check_pipeline(factory: Callable[..., Any]) -> str:
 
 #: name -> (why it matters, the stream): an answer in token events, with events that carry none.
 ANSWER_STREAMS: dict[str, tuple[str, bytes]] = {
-    "tokens": ("tokens, a ping between them, an emoji cut across writes",
-               'data: Hel\n\nevent: ping\ndata: {}\n\ndata: lo \U0001f600\n\n'.encode()),
+    "tokens": (
+        "tokens, a ping between them, an emoji cut across writes",
+        "data: Hel\n\nevent: ping\ndata: {}\n\ndata: lo \U0001f600\n\n".encode(),
+    ),
     "crlf": ("CRLF line ends, a two-line event (its lines join with LF)", b"data: a\r\n\r\ndata: b\r\ndata: c\r\n\r\n"),
     "comments": ("a keep-alive comment and an id-only block", b": keep-alive\n\nid: 1\n\ndata: x\n\n"),
 }
@@ -458,7 +552,7 @@ class ServedCase:
 
 
 def served_cases() -> list[ServedCase]:
-    """Each stream whole and dropped after each line end and just before it, every other one gzip-compressed; smallest first."""
+    """Each stream whole and dropped after each line end and just before it, every other one gzip-compressed; smallest first."""  # noqa: E501
     cases = set()
     for name, (_about, body) in ANSWER_STREAMS.items():
         ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n"]
@@ -478,9 +572,13 @@ def check_read_answer(read_answer: Callable[[httpx.Client, str], tuple[str, bool
     return f"on {len(cases)} real streams, cut after every line end and just before it, half of them gzip-compressed"
 
 
-def check_served(read_answer: Callable[[httpx.Client, str], tuple[str, bool]], client: httpx.Client, case: ServedCase) -> None:
+def check_served(
+    read_answer: Callable[[httpx.Client, str], tuple[str, bool]], client: httpx.Client, case: ServedCase
+) -> None:
     """Serve one case, call the learner's reader on it, raise what differs."""
-    with SSEServer(case.served, cuts=interesting_cuts(case.served), pause=ANSWER_PAUSE, encoding=case.encoding) as server:
+    with SSEServer(
+        case.served, cuts=interesting_cuts(case.served), pause=ANSWER_PAUSE, encoding=case.encoding
+    ) as server:
         try:
             got = attempted(read_answer, client, server.url)
         except NotAttempted:
@@ -499,22 +597,47 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
     if isinstance(got, Exception):
         hint = ""
         if case.encoding and isinstance(got, SSEError):
-            hint = " The body is compressed: read response.iter_bytes(), which undoes gzip; iter_raw() hands over the compressed bytes."
+            hint = " The body is compressed: read response.iter_bytes(), which undoes gzip; iter_raw() hands over the compressed bytes."  # noqa: E501
         elif isinstance(got, SSEError):
             hint = " A cut stream is expected here: catch IncompleteStream and keep the events that arrived whole."
         return Kind.WRONG_ERROR, f"it raises {type(got).__name__}: {got}.{hint}", details, "unexpected"
     if not (isinstance(got, tuple) and len(got) == 2):
-        return Kind.WRONG_VALUE, f"it should return a pair (text, arrived_whole), not {type(got).__name__}.", details, ""
+        return (
+            Kind.WRONG_VALUE,
+            f"it should return a pair (text, arrived_whole), not {type(got).__name__}.",
+            details,
+            "",
+        )
     (text, whole), (got_text, got_whole) = expected, got
     if got_text != text:
         if text.startswith(got_text):
-            return Kind.MISSING, f"the text lacks {text[len(got_text):]!r}, which arrived in whole events.", details, "never"
+            return (
+                Kind.MISSING,
+                f"the text lacks {text[len(got_text) :]!r}, which arrived in whole events.",
+                details,
+                "never",
+            )
         if got_text.startswith(text):
-            return Kind.EXTRA, f"the text has {got_text[len(text):]!r} more than the message events that arrived whole.", details, "more"
+            return (
+                Kind.EXTRA,
+                f"the text has {got_text[len(text) :]!r} more than the message events that arrived whole.",
+                details,
+                "more",
+            )
         return Kind.WRONG_VALUE, f"the text should be {text!r}, yours is {got_text!r}.", details, ""
     if got_whole and not whole:
-        return Kind.MISSING_ERROR, "the stream stopped inside a line or an event, and your reader says it arrived whole: read it in the strict profile.", details, "none raised"
-    return Kind.WRONG_ERROR, "the stream ended cleanly after a blank line, and your reader says it was cut.", details, "unexpected"
+        return (
+            Kind.MISSING_ERROR,
+            "the stream stopped inside a line or an event, and your reader says it arrived whole: read it in the strict profile.",  # noqa: E501
+            details,
+            "none raised",
+        )
+    return (
+        Kind.WRONG_ERROR,
+        "the stream ended cleanly after a blank line, and your reader says it was cut.",
+        details,
+        "unexpected",
+    )
 
 
 # --- exercise 07 -----------------------------------------------------------------
@@ -523,10 +646,16 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
 #: The package's layers a mistake may stand in for, and how a parser slot builds one.
 LAYER_SLOTS: dict[type, tuple[str, Callable[[type, str, dict[str, Any]], Any]]] = {
     Utf8Decoder: ("decoder", lambda cls, profile, _o: cls("strict" if profile == "strict" else "replace")),
-    LineSplitter: ("splitter", lambda cls, profile, o: cls(o.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), profile == "strict")),
-    EventAssembler: ("assembler", lambda cls, profile, o: cls(o.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), profile == "strict")),
+    LineSplitter: (
+        "splitter",
+        lambda cls, profile, o: cls(o.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), profile == "strict"),
+    ),
+    EventAssembler: (
+        "assembler",
+        lambda cls, profile, o: cls(o.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), profile == "strict"),
+    ),
 }
-#: Shipped fixtures the mistake must pass: read whole and in one-byte reads (a mistake of one layer shows in one of them).
+#: Shipped fixtures the mistake must pass: read whole and in one-byte reads (a mistake of one layer shows in one of them).  # noqa: E501
 SHIPPED_READS = ("whole", "one_byte")
 OWN = "your answer"
 
@@ -543,14 +672,24 @@ def own_fixture(spec: dict) -> Fixture:
     try:
         return fixture_from_spec(family, {"name": "my-fixture", **spec})
     except (KeyError, TypeError, ValueError) as err:
-        raise failed(OWN, Kind.WRONG_VALUE, f"the fixture is not in the fixtures' format ({type(err).__name__}: {err}).") from None
+        raise failed(
+            OWN, Kind.WRONG_VALUE, f"the fixture is not in the fixtures' format ({type(err).__name__}: {err})."
+        ) from None
 
 
-def first_failure(factory: Callable[..., Any], fixtures: Iterable[Fixture], strategies: Sequence[str] | None = None) -> Any:
+def first_failure(
+    factory: Callable[..., Any], fixtures: Iterable[Fixture], strategies: Sequence[str] | None = None
+) -> Any:
     """The first failure of ``factory(profile, **options)`` on these fixtures, in either profile, or None."""
     for fixture in fixtures:
         for profile in ("strict", "browser"):
-            found = find_failure(lambda: factory(profile, **fixture.options), fixture, profile, strategies, shrink=False)
+            found = find_failure(
+                lambda: factory(profile, **fixture.options),  # noqa: B023
+                fixture,
+                profile,
+                strategies,
+                shrink=False,
+            )
             if found is not None:
                 return found
     return None
@@ -571,35 +710,63 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
     mistake every shipped fixture misses; ``spec()`` is a fixture that catches it."""
     fixture = own_fixture(attempted(spec))
     if not (isinstance(mistake, type) and any(issubclass(mistake, base) for base in LAYER_SLOTS)):
-        raise failed(OWN, Kind.WRONG_VALUE, "the mistake must be a class that subclasses Utf8Decoder, LineSplitter or EventAssembler.")
+        raise failed(
+            OWN,
+            Kind.WRONG_VALUE,
+            "the mistake must be a class that subclasses Utf8Decoder, LineSplitter or EventAssembler.",
+        )
     zoo_part = next((name for name, member in ZOO.items() if issubclass(mistake, member.part)), None)
     if zoo_part:
-        raise failed(OWN, Kind.NOT_YOURS, f"your class subclasses the zoo's {zoo_part}: the task asks for a mistake of your own.", direction="subclass")
+        raise failed(
+            OWN,
+            Kind.NOT_YOURS,
+            f"your class subclasses the zoo's {zoo_part}: the task asks for a mistake of your own.",
+            direction="subclass",
+        )
     wrong = first_failure(lambda profile, **options: SSEParser(profile, **options), [fixture])
     if wrong is not None:
-        raise failed(OWN, Kind.WRONG_VALUE, "your fixture expects what the standard does not give (the package's parser is the reference).",
-                     show_failure(wrong, "your fixture expects", "the standard gives"))
+        raise failed(
+            OWN,
+            Kind.WRONG_VALUE,
+            "your fixture expects what the standard does not give (the package's parser is the reference).",
+            show_failure(wrong, "your fixture expects", "the standard gives"),
+        )
     factory = with_mistake(mistake)
     caught = attempted(first_failure, factory, [fixture])
     if caught is None:
         outcome = run(lambda: factory("strict", **fixture.options), [fixture.raw])
-        raise failed(OWN, Kind.MISSING, "your fixture is right, but your mistake passes it under every split.",
-                     f"{fixture.raw!r} gives {describe(outcome.events, outcome.error)} with your mistake, as expected", direction="never")
+        raise failed(
+            OWN,
+            Kind.MISSING,
+            "your fixture is right, but your mistake passes it under every split.",
+            f"{fixture.raw!r} gives {describe(outcome.events, outcome.error)} with your mistake, as expected",
+            direction="never",
+        )
     same = next((name for name, member in ZOO.items() if zoo_gives_same(member, factory, fixture)), None)
     if same:
-        raise failed(OWN, Kind.NOT_YOURS, f"your mistake gives what the zoo's {same} gives on your fixture: "
-                     "the task asks for one the zoo does not hold.", ' '.join(ZOO[same].__doc__.split()))
+        raise failed(
+            OWN,
+            Kind.NOT_YOURS,
+            f"your mistake gives what the zoo's {same} gives on your fixture: "
+            "the task asks for one the zoo does not hold.",
+            " ".join(ZOO[same].__doc__.split()),
+        )
     shipped = attempted(first_failure, factory, load_fixtures(), SHIPPED_READS)
     if shipped is not None:
-        raise failed(OWN, Kind.WRONG_VALUE, f"a shipped fixture already catches your mistake: {shipped.fixture}. Find one they all miss.",
-                     show_failure(shipped, "the fixture expects", "your mistake gives"))
-    return f"is missed by every shipped fixture, read whole and in one-byte reads, and your fixture is right and catches it ({show_split(caught.raw, caught.cuts)} [{caught.profile}])"
+        raise failed(
+            OWN,
+            Kind.WRONG_VALUE,
+            f"a shipped fixture already catches your mistake: {shipped.fixture}. Find one they all miss.",
+            show_failure(shipped, "the fixture expects", "your mistake gives"),
+        )
+    return f"is missed by every shipped fixture, read whole and in one-byte reads, and your fixture is right and catches it ({show_split(caught.raw, caught.cuts)} [{caught.profile}])"  # noqa: E501
 
 
 def zoo_gives_same(member: type, factory: Callable[..., Any], fixture: Fixture) -> bool:
     """Does the zoo member go wrong on the fixture (read whole) exactly as the learner's mistake does?"""
+
     def outcomes(make: Callable[..., Any]) -> list[Any]:
-        return [run(lambda: make(profile, **fixture.options), [fixture.raw]) for profile in ("strict", "browser")]
+        return [run(lambda: make(profile, **fixture.options), [fixture.raw]) for profile in ("strict", "browser")]  # noqa: B023
 
     ours = outcomes(factory)
     return ours == outcomes(member) and ours != outcomes(SSEParser)

@@ -34,10 +34,11 @@ from typing import Any
 from ..decoding import BOM, Utf8Decoder
 from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
 from ..events import Event, EventAssembler, split_field
-from ..lines import LineSplitter
 from ..layered import LayeredSSEParser, as_chunk
+from ..lines import LineSplitter
 from ..payloads import JSONPayloads
-from ..profiles import DEFAULT_PROFILE, PROFILES as PROFILE_RULES, get_profile
+from ..profiles import DEFAULT_PROFILE, get_profile
+from ..profiles import PROFILES as PROFILE_RULES
 
 #: Every profile: a member that is wrong whatever the policy is wrong in all of them.
 PROFILES = frozenset(PROFILE_RULES)
@@ -331,7 +332,7 @@ class TrailingLfKept(EventAssembler):
 
 
 class DispatchAtEof(EventAssembler):
-    """"Flush what is left" at the end of the stream: the unfinished event is
+    """ "Flush what is left" at the end of the stream: the unfinished event is
     dispatched, where a browser discards it (strict still raises)."""
 
     def close(self) -> list[Event]:
@@ -462,7 +463,11 @@ class RebuildingSplitter(LineSplitter):
 
 def _member(name: str, layer: str, part: type, wrong_in: frozenset[str] = PROFILES) -> type:
     """A parser class with ``part`` in place of the package's layer of its kind."""
-    slot = next(s for s, base in (("Decoder", Utf8Decoder), ("Splitter", LineSplitter), ("Assembler", EventAssembler)) if issubclass(part, base))
+    slot = next(
+        s
+        for s, base in (("Decoder", Utf8Decoder), ("Splitter", LineSplitter), ("Assembler", EventAssembler))
+        if issubclass(part, base)
+    )
     attrs = {slot: part, "layer": layer, "part": part, "wrong_in": wrong_in, "__doc__": part.__doc__}
     return type(part.__name__ + "Parser", (BuggyParser,), attrs | {"__module__": __name__, "zoo_name": name})
 
@@ -554,4 +559,3 @@ PAYLOAD_ZOO: dict[str, type] = {
     "empty-data-skipped": EmptyDataSkipped,
     "per-chunk-json": PerChunkJson,
 }
-

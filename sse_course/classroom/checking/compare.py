@@ -103,7 +103,7 @@ def regroup(steps: Trace, cuts: tuple[int, ...]) -> Trace:
     raised_at = len(steps.calls) if steps.error else None  # the step that raised: byte raised_at - 1
     calls: list[tuple] = []
     states: list[Any] = []
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in zip(bounds, bounds[1:], strict=False):
         if raised_at is not None and a < raised_at <= b:
             carried = tuple(item for call in steps.calls[a + 1 : raised_at] for item in call) + steps.carried
             return Trace(len(bounds) - 1, tuple(calls), tuple(states), steps.error, carried)
@@ -122,7 +122,7 @@ def same_item(expected: Any, got: Any) -> bool:
 
 
 def same_items(expected: list, got: list) -> bool:
-    return len(expected) == len(got) and all(same_item(e, g) for e, g in zip(expected, got))
+    return len(expected) == len(got) and all(same_item(e, g) for e, g in zip(expected, got, strict=False))
 
 
 def contains(longer: list, shorter: list) -> bool:
@@ -158,11 +158,21 @@ def items_difference(where: str, expected: list, got: list, total_e: list, total
     """The direction of the first difference, found at the call ``where``."""
     if len(got) < len(expected) and same_items(expected[: len(got)], got):
         if len(total_g) >= len(total_e):
-            return Difference(Kind.MISSING, "late", f"{where} should give {noun} {len(got) + 1}, {expected[len(got)]!r}; your code gives it only in a later call")
-        return Difference(Kind.MISSING, "never", f"{noun} {len(got) + 1}, {expected[len(got)]!r}, expected from {where}, never comes")
+            return Difference(
+                Kind.MISSING,
+                "late",
+                f"{where} should give {noun} {len(got) + 1}, {expected[len(got)]!r}; your code gives it only in a later call",  # noqa: E501
+            )
+        return Difference(
+            Kind.MISSING, "never", f"{noun} {len(got) + 1}, {expected[len(got)]!r}, expected from {where}, never comes"
+        )
     if len(got) > len(expected):
         if contains(got, expected) and len(total_g) > len(total_e):
-            return Difference(Kind.EXTRA, "more", f"by {where} your code gave {count(len(got), noun)} where the stream holds {len(expected)}")
+            return Difference(
+                Kind.EXTRA,
+                "more",
+                f"by {where} your code gave {count(len(got), noun)} where the stream holds {len(expected)}",
+            )
         return Difference(
             Kind.EXTRA,
             "early",
@@ -170,9 +180,15 @@ def items_difference(where: str, expected: list, got: list, total_e: list, total
             f"one came out before the line end or blank line that completes it",
         )
     if len(got) < len(expected):
-        return Difference(Kind.MISSING, "never", f"by {where} your code gave {count(len(got), noun)} where {len(expected)} are complete")
-    j = next(j for j, (e, g) in enumerate(zip(expected, got)) if not same_item(e, g))
-    return Difference(Kind.WRONG_VALUE, "", f"{noun} {j + 1} (from {where}) should be {expected[j]!r}, your code gives {got[j]!r}")
+        return Difference(
+            Kind.MISSING,
+            "never",
+            f"by {where} your code gave {count(len(got), noun)} where {len(expected)} are complete",
+        )
+    j = next(j for j, (e, g) in enumerate(zip(expected, got, strict=False)) if not same_item(e, g))
+    return Difference(
+        Kind.WRONG_VALUE, "", f"{noun} {j + 1} (from {where}) should be {expected[j]!r}, your code gives {got[j]!r}"
+    )
 
 
 def difference(expected: Trace, got: Trace, noun: str = "event") -> Difference | None:
@@ -182,11 +198,13 @@ def difference(expected: Trace, got: Trace, noun: str = "event") -> Difference |
         return None
     so_far_e: list = []
     so_far_g: list = []
-    for i, (call_e, call_g) in enumerate(zip(expected.calls, got.calls)):
+    for i, (call_e, call_g) in enumerate(zip(expected.calls, got.calls, strict=False)):
         so_far_e += call_e
         so_far_g += call_g
         if not same_items(so_far_e, so_far_g):
-            return items_difference(call_name(i, expected.reads), so_far_e, so_far_g, expected.items(), got.items(), noun)
+            return items_difference(
+                call_name(i, expected.reads), so_far_e, so_far_g, expected.items(), got.items(), noun
+            )
         state_e, state_g = expected.states[i], got.states[i]
         if NO_STATE not in (state_e, state_g) and state_e != state_g:
             name = "last_event_id" if state_e[0] != state_g[0] else "retry"
@@ -210,14 +228,27 @@ def error_difference(expected: tuple | None, got: tuple | None) -> Difference | 
     if expected == got:
         return None
     if got is None:
-        return Difference(Kind.MISSING_ERROR, "none raised", f"the stream should raise {show_error(expected)}, your code raises nothing", (expected[0],))
+        return Difference(
+            Kind.MISSING_ERROR,
+            "none raised",
+            f"the stream should raise {show_error(expected)}, your code raises nothing",
+            (expected[0],),
+        )
     if expected is None:
-        return Difference(Kind.WRONG_ERROR, "unexpected", f"your code raises {show_error(got)} where the stream is fine", (got[0],))
+        return Difference(
+            Kind.WRONG_ERROR, "unexpected", f"your code raises {show_error(got)} where the stream is fine", (got[0],)
+        )
     if expected[0] != got[0]:
-        return Difference(Kind.WRONG_ERROR, "other class", f"expected {show_error(expected)}, your code raises {show_error(got)}", (expected[0], got[0]))
+        return Difference(
+            Kind.WRONG_ERROR,
+            "other class",
+            f"expected {show_error(expected)}, your code raises {show_error(got)}",
+            (expected[0], got[0]),
+        )
     return Difference(
-        Kind.WRONG_VALUE, "offset",
-        f"{show_error(expected)} is right, your code says byte {got[1]}: count from the start of the stream, bytes held from earlier reads included",
+        Kind.WRONG_VALUE,
+        "offset",
+        f"{show_error(expected)} is right, your code says byte {got[1]}: count from the start of the stream, bytes held from earlier reads included",  # noqa: E501
     )
 
 

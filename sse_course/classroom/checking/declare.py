@@ -53,7 +53,9 @@ def regrouped(run: Callable[[list[bytes], str, str], Trace]) -> Oracle:
     once, a byte per read, that trace regrouped for every split (:func:`regroup`).
     Exact for a reference whose output depends only on the bytes fed so far; one
     run per stream instead of one per split."""
-    steps = functools.lru_cache(maxsize=1 << 12)(lambda raw, profile, options: run(one_byte_reads(raw), profile, options))
+    steps = functools.lru_cache(maxsize=1 << 12)(
+        lambda raw, profile, options: run(one_byte_reads(raw), profile, options)
+    )
 
     @functools.wraps(run)
     def oracle(raw: bytes, cuts: Partition, profile: str, options: str) -> Trace:
@@ -106,11 +108,14 @@ class StreamCheck:
     empty: Any = None  # what an SSE error raised without ``completed`` carried
     not_yours: NotYours | None = None
     full_trace: bool = False  # the reference gives parser state and error offsets, and the message says so
-    parts: tuple[tuple[str, Callable[..., Any]], ...] = ()  # other parts of the exercise, by name: their references stand in
+    parts: tuple[
+        tuple[str, Callable[..., Any]], ...
+    ] = ()  # other parts of the exercise, by name: their references stand in
     partitions: Callable[[Fixture], list[Partition]] = check_partitions  # the splits each fixture runs under
     says: Callable[[list[Fixture], int], str] | None = None  # what it verified, if not the usual sentence
-    same_calls: Oracle | None = None  # what the learner's layer is handed under a split, exactly, where the reference is the package's parser with its own layer there: see ``verify``
-
+    same_calls: Oracle | None = (
+        None  # what the learner's layer is handed under a split, exactly, where the reference is the package's parser with its own layer there: see ``verify``  # noqa: E501
+    )
 
     def verify(self, factory: Callable[..., Any], own: bool = True) -> str:
         """Raise the first difference, shrunk; else say what was verified.
@@ -133,7 +138,9 @@ class StreamCheck:
         with reference_parts(factory, self.parts):
             for few in (True, False):  # every fixture whole and cut once, then the many-cut splits
                 for fixture, profile, chosen in runs:
-                    count += self._verify_fixture(make, fixture, profile, watch, [c for c in chosen if (len(c) <= 1) == few], ran)
+                    count += self._verify_fixture(
+                        make, fixture, profile, watch, [c for c in chosen if (len(c) <= 1) == few], ran
+                    )
         if self.says is not None:
             return self.says(fixtures, count)
         shipped = sum(fixture.family != "generated" for fixture in fixtures)
@@ -143,7 +150,11 @@ class StreamCheck:
             f"gives the expected {self.noun}s read by read{state} and the expected errors"
             f"{' (class and offset)' if self.full_trace else ''} on {shipped} fixtures{generated}, "
             f"under {count} partitions in all"
-            + (f" (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})" if any(self.profiles) else "")
+            + (
+                f" (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})"
+                if any(self.profiles)
+                else ""
+            )
         )
 
     def refuse_subclass(self, factory: Callable[..., Any]) -> None:
@@ -151,7 +162,9 @@ class StreamCheck:
         if self.not_yours is not None and (reason := self.not_yours.subclassed(factory)):
             raise not_yours(self.what, self.not_yours, reason)
 
-    def _verify_fixture(self, make: Callable[..., Any], fixture: Fixture, profile: str, watch: Watch, chosen: list[Partition], ran: set) -> int:
+    def _verify_fixture(
+        self, make: Callable[..., Any], fixture: Fixture, profile: str, watch: Watch, chosen: list[Partition], ran: set
+    ) -> int:
         options = frozen_options(fixture.options)
 
         def run(raw: bytes, cuts: Partition) -> Trace:
@@ -173,9 +186,16 @@ class StreamCheck:
                 raw, cuts, found = shrink(fails, fixture.raw, cuts, found)
                 expected, got = self.reference(raw, cuts, profile, options), run(raw, cuts)
                 raise failed(
-                    self.what, found.kind, found.says + ".",
+                    self.what,
+                    found.kind,
+                    found.says + ".",
                     stream_details(fixture, profile, raw, cuts, expected, got),
-                    direction=found.direction, fixture=fixture.id, raw=raw, cuts=cuts, found=found, recheck=fails,
+                    direction=found.direction,
+                    fixture=fixture.id,
+                    raw=raw,
+                    cuts=cuts,
+                    found=found,
+                    recheck=fails,
                 )
         return len(chosen)
 
@@ -211,7 +231,7 @@ def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, 
     reads = len(chunks_of(raw, cuts))
     states = expected.states != got.states and NO_STATE not in (*expected.states, *got.states)
     return (
-        f"fixture {fixture.id}{shortened}{f' [{settings}]' if settings else ''}{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"
+        f"fixture {fixture.id}{shortened}{f' [{settings}]' if settings else ''}{about}\nunder the split ({reads} read{'s' if reads > 1 else ''})\n"  # noqa: E501
         f"    {show_split(raw, cuts)}\n"
         f"each feed(), then close():\n"
         f"expected: {show_trace(expected, states)}\n     got: {show_trace(got, states)}"

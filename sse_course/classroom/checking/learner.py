@@ -9,6 +9,7 @@ from ...errors import SSEError
 from .ownership import Watch
 from .verdict import attempted
 
+
 class Guarded:
     """Wraps a learner's object so a NotImplementedError from any method stops
     the whole check instead of counting as a wrong outcome.
