@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-
-from course import Lesson, load as load_course  # tools/course.py: course.toml, read and checked
+from course import Lesson  # tools/course.py: course.toml, read and checked
+from course import load as load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "build" / "book"
@@ -114,7 +114,7 @@ def home_page(lessons: list[Lesson], docs: list[str]) -> str:
         [
             "# Course map",
             "",
-            "Reading Server-Sent Events when bytes arrive in arbitrary chunks. This is the course as stored, outputs included: read it here, run it in JupyterLab "
+            "Reading Server-Sent Events when bytes arrive in arbitrary chunks. This is the course as stored, outputs included: read it here, run it in JupyterLab "  # noqa: E501
             "(see [About the course](README.md)). Each lesson has an exercise to write and a solution "
             "to compare with once your check passes. Keep the [cheat sheet](docs/cheat-sheet.md) and "
             "the [glossary](docs/glossary.md) beside you.",
@@ -145,8 +145,8 @@ def home_page(lessons: list[Lesson], docs: list[str]) -> str:
 def slider_text(state: dict[str, Any]) -> str:
     return (
         f'<div class="explorer-slider">{html.escape(str(state.get("description", "")))}: '
-        f'<b>{html.escape(str(state.get("value")))}</b> '
-        f'(from {state.get("min")} to {state.get("max")})</div>'
+        f"<b>{html.escape(str(state.get('value')))}</b> "
+        f"(from {state.get('min')} to {state.get('max')})</div>"
     )
 
 
@@ -186,6 +186,9 @@ def freeze_widgets(notebook: nbformat.NotebookNode, source: str) -> None:
         for output in cell.get("outputs", []):
             view = output.get("data", {}).get(WIDGET_VIEW)
             if view is None:
+                continue
+            if "text/html" in output["data"]:  # the widget drew itself for pages with no kernel (ask-first)
+                output["data"] = {"text/html": output["data"]["text/html"]}
                 continue
             drawn = static_widget(view.get("model_id", ""), models)
             note = f'<p class="explorer-note">{EXPLORER_NOTE.format(source=html.escape(source))}</p>'
