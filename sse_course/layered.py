@@ -37,7 +37,7 @@ __all__ = ["PROFILES", "Assembler", "Decoder", "LayeredSSEParser", "Lifecycle", 
 SLICE_BYTES = 64 * 1024
 
 
-def as_chunk(chunk: object) -> bytes:
+def as_chunk(chunk: Any) -> bytes:
     """Accept bytes-like chunks as exact ``bytes`` (a subclass is copied, so no
     overridden method runs); refuse text and anything else by type name."""
     if chunk.__class__ is bytes:

@@ -7,16 +7,13 @@ layer the course builds must be presented somewhere.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
+from drift import TAG, package_source
 
 ROOT = Path(__file__).resolve().parent.parent
-TAG = "package:"
 
 #: What the lessons must present, layer by layer.
 REQUIRED = {
@@ -39,22 +36,6 @@ def tagged_cells(folder: str = "notebooks") -> list[tuple[str, str, str]]:
                 if tag.startswith(TAG):
                     found.append((path.name, tag[len(TAG) :], "".join(cell["source"])))
     return found
-
-
-def package_source(dotted: str) -> str:
-    """The source of a module-level object, or of a class's method (``module.Class.method``)."""
-    module_name, _, name = dotted.rpartition(".")
-    path: list[str] = [name]
-    while True:
-        try:
-            obj = importlib.import_module(module_name)
-            break
-        except ModuleNotFoundError:
-            module_name, _, outer = module_name.rpartition(".")
-            path.insert(0, outer)
-    for part in path:
-        obj = getattr(obj, part)
-    return textwrap.dedent(inspect.getsource(obj)).strip()
 
 
 def test_every_layer_is_presented_by_a_lesson() -> None:
