@@ -202,19 +202,22 @@ def snapshots(raw: bytes, cuts: Iterable[int], profile: str = "strict", **option
     Stops at the first error: the parser is spent after it.
     """
     parser = LayeredSSEParser(profile, **options)
+    texts: list[str] = []  # what the decoder and the splitter return during one step
+    lines: list[str] = []
+    _tap(parser.decoder, texts.append)
+    _tap(parser.splitter, lines.extend)
     steps: list[Snapshot] = []
-    _tap(parser.decoder, lambda text: setattr(steps[-1], "text", steps[-1].text + text))
-    _tap(parser.splitter, lambda lines: steps[-1].lines.extend(lines))
     calls = [(f"chunk {n}", chunk, parser.feed) for n, chunk in enumerate(chunks_of(raw, sorted(cuts)), 1)]
     for label, chunk, call in [*calls, ("close()", None, lambda _: parser.close())]:
-        steps.append(Snapshot(label, chunk))
+        texts.clear()
+        lines.clear()
+        error = None
         try:
-            steps[-1].events = call(chunk)
+            events = call(chunk)
         except Exception as err:  # the table shows any error as text
-            steps[-1].events = list(getattr(err, "events", []))
-            steps[-1].error = f"{type(err).__name__}: {err}"
-        steps[-1].state = parser_state(parser)
-        if steps[-1].error:
+            events, error = list(getattr(err, "events", [])), f"{type(err).__name__}: {err}"
+        steps.append(Snapshot(label, chunk, "".join(texts), list(lines), events, error, parser_state(parser)))
+        if error:
             break
     return steps
 
