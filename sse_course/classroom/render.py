@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import Event
+from ..decoding import Utf8Decoder
+from ..events import Event, EventAssembler
 from ..layered import LayeredSSEParser
+from ..lines import LineSplitter
 from ..parser import SSEParser
 from .blocks import BlockCutter
 from .fixtures import Expected
@@ -162,13 +164,16 @@ class Snapshot:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-def parser_state(parser: LayeredSSEParser) -> dict[str, Any]:
-    """The buffers of every layer, keyed by the table's column names."""
-    assembler = parser.assembler
+def parser_state(parser: LayeredSSEParser[Any]) -> dict[str, Any]:
+    """The buffers of every layer, keyed by the table's column names (the package's own
+    stages: another stage holds other state)."""
+    decoder, splitter, assembler = parser.decoder, parser.splitter, parser.assembler
+    assert isinstance(decoder, Utf8Decoder) and isinstance(splitter, LineSplitter)
+    assert isinstance(assembler, EventAssembler)
     return {
-        "pending bytes": parser.decoder.pending,
-        "skip_lf": parser.splitter.skip_lf,
-        "partial line": parser.splitter.partial,
+        "pending bytes": decoder.pending,
+        "skip_lf": splitter.skip_lf,
+        "partial line": splitter.partial,
         "data_lines": list(assembler.data_lines),
         "event_type": assembler.event_type,
         "id_buffer": assembler.id_buffer,

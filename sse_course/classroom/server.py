@@ -358,7 +358,7 @@ class SSEServer:
         end = self.drops[connection] if connection < len(self.drops) else self.drop_at
         head = [("Content-Type", self.content_type), ("Cache-Control", "no-cache")]
         encoder = self._encoder(headers.get("accept-encoding", ""))
-        if encoder is not None:
+        if encoder is not None and self.encoding is not None:  # (an encoder comes only with an encoding)
             head.append(("Content-Encoding", self.encoding))
         await self._send(writer, response_head(self.status, head))
         client_gone = asyncio.ensure_future(reader.read())  # EOF: the client closed the connection
