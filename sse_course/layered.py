@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Literal, NoReturn, Protocol, cast, overload
 
-from .decoding import Utf8Decoder
+from .decoding import Chunk, Utf8Decoder
 from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, ParserClosed, SSEError
 from .events import Comment, Event, EventAssembler, Item
 from .lines import LineSplitter
@@ -178,7 +178,7 @@ class LayeredSSEParser(Generic[Item]):
         """The reconnection time (ms) the stream asked for, if it did."""
         return self.assembler.retry
 
-    def feed(self, chunk: bytes) -> list[Item]:
+    def feed(self, chunk: Chunk) -> list[Item]:
         """Return the events this chunk completes (possibly none), and its comments
         if asked for."""
         chunk = as_chunk(chunk)

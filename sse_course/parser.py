@@ -45,7 +45,7 @@ from codecs import utf_8_decode
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, Generic, Literal, NoReturn, overload
 
-from .decoding import bom_length
+from .decoding import Chunk, bom_length
 from .errors import (
     DEFAULT_MAX_EVENT_CHARS,
     DEFAULT_MAX_LINE_CHARS,
@@ -201,12 +201,12 @@ class SSEParser(Generic[Item]):
         return self._retry
 
     @overload
-    def feed(self: SSEParser[Event], chunk: bytes) -> list[Event]: ...
+    def feed(self: SSEParser[Event], chunk: Chunk) -> list[Event]: ...
 
     @overload
-    def feed(self, chunk: bytes) -> list[Event | Comment]: ...
+    def feed(self, chunk: Chunk) -> list[Event | Comment]: ...
 
-    def feed(self, chunk: bytes) -> list[Any]:  # the overloads say what comes; the body builds Event | Comment
+    def feed(self, chunk: Chunk) -> list[Any]:  # the overloads say what comes; the body builds Event | Comment
         """Return the events this chunk completes (possibly none), and its comments
         if asked for.
 

@@ -53,7 +53,7 @@ def test_lesson_cell_is_the_package_source(notebook: str, dotted: str, source: s
 
 def test_a_method_is_presented_by_its_own_source() -> None:
     source = package_source("sse_course.parser.SSEParser.feed")
-    assert source.startswith("def feed(self, chunk: bytes)") and "class SSEParser" not in source
+    assert source.startswith("def feed(self, chunk: Chunk)") and "class SSEParser" not in source
 
 
 def test_drift_check_rejects_an_edited_copy() -> None:

@@ -43,15 +43,14 @@ def fetch(url: str, profile: str = "strict", last_event_id: str = "") -> Receive
     error = None
     try:
         with httpx.Client(timeout=TIMEOUT) as client:
-            # httpx takes str and bytes header values alike; its annotation says one or the other
-            with client.stream("GET", url, headers=sse_headers(last_event_id)) as response:  # type: ignore[arg-type]
+            with client.stream("GET", url, headers=sse_headers(last_event_id)) as response:
                 check_event_stream(response)
                 for chunk in response.iter_raw():
                     reads.append(chunk)
                     events += parser.feed(chunk)
         events += parser.close()
     except SSEError as err:
-        events += [event for event in err.events if isinstance(event, Event)]  # (no comments were asked for)
+        events += err.events
         error = err
     return Received(tuple(reads), tuple(events), error, parser.last_event_id)
 
