@@ -19,10 +19,10 @@ Triple = tuple[str, str, str]
 Parse = Callable[[list[bytes]], list[Triple]]
 
 
-def ours(parser_class: type[LayeredSSEParser], **options: Any) -> Parse:
+def ours(parser_class: type[LayeredSSEParser[Any]] | type[SSEParser[Any]], **options: Any) -> Parse:
     def parse(chunks: list[bytes]) -> list[Triple]:
         parser = parser_class(**options)
-        events = []
+        events: list[Any] = []
         for chunk in chunks:
             events += parser.feed(chunk)
         events += parser.close()

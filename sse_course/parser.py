@@ -43,9 +43,9 @@ from __future__ import annotations
 
 from codecs import utf_8_decode
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, NoReturn
+from typing import Any, Generic, Literal, NoReturn, overload
 
-from .decoding import bom_length
+from .decoding import Chunk, bom_length
 from .errors import (
     DEFAULT_MAX_EVENT_CHARS,
     DEFAULT_MAX_LINE_CHARS,
@@ -56,7 +56,17 @@ from .errors import (
     SSEError,
     check_limit,
 )
-from .events import Comment, Event, check_event_id, data_size, id_accepted, make_event, parse_retry, split_field
+from .events import (
+    Comment,
+    Event,
+    Item,
+    check_event_id,
+    data_size,
+    id_accepted,
+    make_event,
+    parse_retry,
+    split_field,
+)
 from .layered import Lifecycle, as_chunk
 from .lines import LINE_END
 from .profiles import DEFAULT_PROFILE, get_profile
@@ -76,8 +86,11 @@ PIECE_BYTES = 64 * 1024
 LONG_LINE_BYTES = 4096
 
 
-class SSEParser:
+class SSEParser(Generic[Item]):
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, exact and fast.
+
+    ``SSEParser[Event]``, or with ``comments=True`` ``SSEParser[Event | Comment]``:
+    the type says whether ``feed`` and ``close`` may return ``Comment`` items.
 
     The same contract as LayeredSSEParser, feed by feed: constructor, ``feed``,
     ``close``, ``profile``, ``last_event_id``, ``retry`` (reading it changes
@@ -114,6 +127,28 @@ class SSEParser:
         "_retry",
         "_in_block",
     )
+
+    @overload
+    def __init__(
+        self: SSEParser[Event],
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: Literal[False] = False,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: SSEParser[Event | Comment],
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool,
+    ) -> None: ...
 
     def __init__(
         self,
@@ -165,7 +200,13 @@ class SSEParser:
             self._catch_up([], quiet=True)  # no blank line is held, so no event comes of it
         return self._retry
 
-    def feed(self, chunk: bytes) -> list[Event | Comment]:
+    @overload
+    def feed(self: SSEParser[Event], chunk: Chunk) -> list[Event]: ...
+
+    @overload
+    def feed(self, chunk: Chunk) -> list[Event | Comment]: ...
+
+    def feed(self, chunk: Chunk) -> list[Any]:  # the overloads say what comes; the body builds Event | Comment
         """Return the events this chunk completes (possibly none), and its comments
         if asked for.
 
@@ -201,7 +242,13 @@ class SSEParser:
             self._fail(err, events)
         return events
 
-    def close(self) -> list[Event | Comment]:
+    @overload
+    def close(self: SSEParser[Event]) -> list[Event]: ...
+
+    @overload
+    def close(self) -> list[Event | Comment]: ...
+
+    def close(self) -> list[Any]:  # as for feed
         """End of stream: an unfinished line or event is an error (strict) or
         dropped; the parser is then spent."""
         self._life.refuse_if_spent()
@@ -535,12 +582,51 @@ def line_end(block: bytes | bytearray, start: int) -> int:
     return lf if cr < 0 or 0 <= lf < cr else cr
 
 
-def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
-    """Parse an iterable of byte chunks (e.g. ``response.iter_bytes()``).
+@overload
+def iter_events(
+    chunks: Iterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: Literal[False] = False,
+) -> Iterator[Event]: ...
+
+
+@overload
+def iter_events(
+    chunks: Iterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool,
+) -> Iterator[Event | Comment]: ...
+
+
+def iter_events(
+    chunks: Iterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool = False,
+) -> Iterator[Event | Comment]:
+    """Parse an iterable of byte chunks (e.g. ``response.iter_bytes()``), with
+    :class:`SSEParser`'s options; ``Comment`` items come only with ``comments=True``.
 
     On error, the events it carries are yielded first, then the error is raised.
     """
-    parser = SSEParser(**options)
+    parser = SSEParser(
+        profile=profile,
+        max_line_chars=max_line_chars,
+        max_event_chars=max_event_chars,
+        last_event_id=last_event_id,
+        comments=comments,
+    )
     try:
         for chunk in chunks:
             yield from parser.feed(chunk)
@@ -550,9 +636,47 @@ def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
         raise
 
 
-async def aiter_events(chunks: AsyncIterable[bytes], **options: Any) -> AsyncIterator[Event]:
+@overload
+def aiter_events(
+    chunks: AsyncIterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: Literal[False] = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
+def aiter_events(
+    chunks: AsyncIterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool,
+) -> AsyncIterator[Event | Comment]: ...
+
+
+async def aiter_events(
+    chunks: AsyncIterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool = False,
+) -> AsyncIterator[Event | Comment]:
     """Async twin of :func:`iter_events` (e.g. ``response.aiter_bytes()``)."""
-    parser = SSEParser(**options)
+    parser = SSEParser(
+        profile=profile,
+        max_line_chars=max_line_chars,
+        max_event_chars=max_event_chars,
+        last_event_id=last_event_id,
+        comments=comments,
+    )
     try:
         async for chunk in chunks:
             for event in parser.feed(chunk):
