@@ -156,7 +156,7 @@ class MissesBlankLineAcrossChunks(SSEParser):
     """One bug: a CRLF split between two chunks is taken for two line ends."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._cr = False
+        self._after_cr = False
         return super().feed(chunk)
 
 
@@ -568,7 +568,7 @@ class RebuildsHeldBytes(SSEParser):
     """The quadratic mistake: the held bytes are copied on every chunk without a line end."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._held = bytearray(self._held)
+        self._held_bytes = bytearray(self._held_bytes)
         return super().feed(chunk)
 
 
@@ -616,8 +616,9 @@ def test_a_long_lines_text_grows_in_few_steps() -> None:
     freed), the line's cost grew with its square."""
     parser, chunks = long_data_line()
     steps = []
-    extend = SSEParser._extend_head
-    with mock.patch.object(SSEParser, "_extend_head", lambda self, text: (steps.append(len(text)), extend(self, text))):
+    extend = SSEParser._extend_long_line
+    counted = lambda self, text: (steps.append(len(text)), extend(self, text))  # noqa: E731
+    with mock.patch.object(SSEParser, "_extend_long_line", counted):
         events = [event for chunk in chunks for event in parser.feed(chunk)]
     assert len(events[0].data) == LONG_DATA
     assert len(steps) <= 4 + 18 + 1, steps  # steps of 128 KiB to 512 KiB, then 1.125x to 4 MiB, the line's end
