@@ -99,6 +99,7 @@ class SSEParser:
         "_long_line_chars",
         "_long_line_is_data",
         "_held_bytes",
+        "_lines_held",
         "_starting_or_spent",
         "_max_held",
         "_max_held_between_events",
@@ -139,6 +140,7 @@ class SSEParser:
         self._long_line_chars = 0  # the characters of the unfinished line in _long_line_text ("data: " counted)
         self._long_line_is_data = False  # _long_line_text is a data line's value
         self._held_bytes = bytearray()  # the unfinished line's bytes not yet decoded
+        self._lines_held = False  # a chunk with a line end was held whole: complete lines may be held
         self._max_held_between_events = self._max_held = min(
             self._max_line_chars, self._max_event_chars, PIECE_BYTES
         )  # held bytes allowed before a look
@@ -161,7 +163,7 @@ class SSEParser:
     def retry(self) -> int | None:
         """The reconnection time (ms) the stream asked for, if it did: the complete
         lines held go through the field rules first, so it is never stale."""
-        if not self._starting_or_spent:
+        if self._lines_held and not self._starting_or_spent:
             self._take_held_lines([], quiet=True)  # no blank line is held, so no event comes of it
         return self._retry
 
@@ -191,6 +193,7 @@ class SSEParser:
                 or self._long_line_chars  # a long line ends
             ):
                 return self._take_complete_lines(chunk)
+            self._lines_held = True
         held += chunk  # a bytearray: a long line fed a byte at a time stays linear
         if len(held) <= self._max_held:
             return []
@@ -275,6 +278,7 @@ class SSEParser:
                 if rest:
                     held += chunk[end:]
             self._after_cr = not rest and chunk[-1] == CR
+            self._lines_held = False
             self._complete_lines(block, events)
             if rest > self._max_held:
                 self._decode_unfinished_line()
@@ -292,6 +296,7 @@ class SSEParser:
                 held[:end].decode("utf-8", self._decode_errors)
             except UnicodeDecodeError as err:
                 end = max(held.rfind(b"\n", 0, err.start), held.rfind(b"\r", 0, err.start)) + 1
+        self._lines_held = False  # those after an invalid byte give nothing new until more lines come
         if end:
             block = held[:end]
             del held[:end]
