@@ -100,7 +100,7 @@ class SSEParser:
         "_long_line_is_data",
         "_held_bytes",
         "_lines_held",
-        "_starting_or_spent",
+        "_next_feed_careful",
         "_max_held",
         "_max_held_between_events",
         "_held_offset",
@@ -147,7 +147,7 @@ class SSEParser:
         self._held_offset = 0  # the stream offset of the first held byte
         self._after_cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
         self._bom_possible = True  # a BOM may still come
-        self._starting_or_spent = True  # the common case of feed() does not apply: at the start, or spent
+        self._next_feed_careful = True  # feed()'s common case does not apply: at the start, after a CR, or spent
         self._data_values: list[str] = []  # the event's data values (a value may hold several lines)
         self._data_chars = 0
         self._event_type = ""
@@ -163,7 +163,7 @@ class SSEParser:
     def retry(self) -> int | None:
         """The reconnection time (ms) the stream asked for, if it did: the complete
         lines held go through the field rules first, so it is never stale."""
-        if self._lines_held and not self._starting_or_spent:
+        if self._lines_held and not self._lifecycle.spent:
             self._take_held_lines([], quiet=True)  # no blank line is held, so no event comes of it
         return self._retry
 
@@ -175,19 +175,17 @@ class SSEParser:
         chunk's work: the chunk is held unless it may complete a blank line (the
         only line that dispatches an event): two line ends in a row, on the bytes.
         """
-        if chunk.__class__ is not bytes or self._starting_or_spent or len(chunk) > PIECE_BYTES:
+        if chunk.__class__ is not bytes or self._next_feed_careful or len(chunk) > PIECE_BYTES:
             return self._feed_carefully(chunk)
-        if self._after_cr and chunk:
-            self._after_cr = False
-            if chunk[0] == LF:  # the LF of a CRLF split between chunks
-                chunk = chunk[1:]
-                self._held_offset += 1
         held = self._held_bytes
         if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
             if (
                 len(chunk) > LONG_LINE_BYTES  # not searched for a blank line: it may hold a long line
-                or chunk.find(b"\n\n") >= 0  # not ``in``: that first tries the bytes as an int, and fails slowly
-                or (CR in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
+                or (  # an empty line inside the chunk (its first may only end the held line)
+                    chunk.splitlines().count(b"") > (chunk[0] == LF or chunk[0] == CR)  # one pass, all three line ends
+                    if CR in chunk
+                    else chunk.find(b"\n\n") >= 0  # not ``in``: that first tries the bytes as an int, and fails slowly
+                )
                 or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
                 or self._comments  # a comment is reported by the feed that ends its line
                 or self._long_line_chars  # a long line ends
@@ -208,7 +206,7 @@ class SSEParser:
         """End of stream: an unfinished line or event is an error (strict) or
         dropped; the parser is then spent."""
         self._lifecycle.refuse_if_spent()
-        self._starting_or_spent = True
+        self._next_feed_careful = True
         self._lifecycle.close()
         events: list[Event | Comment] = []
         try:
@@ -218,18 +216,26 @@ class SSEParser:
         return events
 
     def _fail(self, err: SSEError, events: list[Event | Comment]) -> NoReturn:
-        self._starting_or_spent = True
+        self._next_feed_careful = True
         self._lifecycle.fail(err, events)
 
     def _feed_carefully(self, chunk: Any) -> list[Event | Comment]:
         """What the common case does not take: a chunk that is not exactly ``bytes``
-        (a subclass is copied), a spent parser, a huge chunk, the stream's first bytes."""
+        (a subclass is copied), a spent parser, a huge chunk, the stream's first bytes,
+        a chunk after a CR that ended the held bytes."""
         chunk = as_chunk(chunk)
         self._lifecycle.refuse_if_spent()
         if len(chunk) > PIECE_BYTES:
             return self._feed_in_pieces(chunk)
         if self._bom_possible:
             return self._stream_start(chunk)
+        if self._after_cr:
+            if not chunk:
+                return []
+            self._after_cr = self._next_feed_careful = False
+            if chunk[0] == LF:  # the LF of a CRLF split between chunks
+                chunk = chunk[1:]
+                self._held_offset += 1
         return self.feed(chunk)
 
     def _feed_in_pieces(self, chunk: bytes) -> list[Event | Comment]:
@@ -251,7 +257,7 @@ class SSEParser:
         skip = bom_length(held)
         if skip is None:  # two bytes or fewer, a BOM's start: nothing can be decoded yet
             return []
-        self._bom_possible = self._starting_or_spent = False
+        self._bom_possible = self._next_feed_careful = False
         self._held_offset = skip
         first = bytes(held[skip:])
         held.clear()
@@ -277,7 +283,8 @@ class SSEParser:
                 block = chunk[:end] if rest else chunk
                 if rest:
                     held += chunk[end:]
-            self._after_cr = not rest and chunk[-1] == CR
+            if not rest and chunk[-1] == CR:
+                self._after_cr = self._next_feed_careful = True
             self._lines_held = False
             self._complete_lines(block, events)
             if rest > self._max_held:
@@ -300,7 +307,8 @@ class SSEParser:
         if end:
             block = held[:end]
             del held[:end]
-            self._after_cr = not held and block[-1] == CR
+            if not held and block[-1] == CR:
+                self._after_cr = self._next_feed_careful = True
             self._complete_lines(block, events)
 
     # --- the unfinished line -------------------------------------------------------
@@ -393,7 +401,7 @@ class SSEParser:
             block = self._long_lines(block, events)
         if len(block) > self._max_line_chars:  # a line may pass the limit: counted one by one
             return self._line_by_line(block, events, 0)
-        normal = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if CR in block else block
+        normal = block if CR not in block else b"\n".join([*block.splitlines(), b""])  # one pass, not two ``replace``
         blocks = normal.split(b"\n\n")  # each: lines, then a blank line
         rest = blocks.pop()  # lines after the last blank line, each ending in LF
         errors, done = self._decode_errors, 0
