@@ -100,7 +100,7 @@ class SSEParser:
         "_long_line_is_data",
         "_held_bytes",
         "_lines_held",
-        "_next_feed_careful",
+        "_plain_chunk_type",
         "_max_held",
         "_max_held_between_events",
         "_held_offset",
@@ -147,7 +147,9 @@ class SSEParser:
         self._held_offset = 0  # the stream offset of the first held byte
         self._after_cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
         self._bom_possible = True  # a BOM may still come
-        self._next_feed_careful = True  # feed()'s common case does not apply: at the start, after a CR, or spent
+        # the chunk type feed()'s common case takes: bytes, or None while the next feed takes the
+        # careful road (at the stream's start, after a CR that ended the held bytes, once spent)
+        self._plain_chunk_type: type[bytes] | None = None
         self._data_values: list[str] = []  # the event's data values (a value may hold several lines)
         self._data_chars = 0
         self._event_type = ""
@@ -175,7 +177,7 @@ class SSEParser:
         chunk's work: the chunk is held unless it may complete a blank line (the
         only line that dispatches an event): two line ends in a row, on the bytes.
         """
-        if chunk.__class__ is not bytes or self._next_feed_careful or len(chunk) > PIECE_BYTES:
+        if chunk.__class__ is not self._plain_chunk_type or len(chunk) > PIECE_BYTES:
             return self._feed_carefully(chunk)
         held = self._held_bytes
         if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
@@ -206,7 +208,7 @@ class SSEParser:
         """End of stream: an unfinished line or event is an error (strict) or
         dropped; the parser is then spent."""
         self._lifecycle.refuse_if_spent()
-        self._next_feed_careful = True
+        self._plain_chunk_type = None
         self._lifecycle.close()
         events: list[Event | Comment] = []
         try:
@@ -216,7 +218,7 @@ class SSEParser:
         return events
 
     def _fail(self, err: SSEError, events: list[Event | Comment]) -> NoReturn:
-        self._next_feed_careful = True
+        self._plain_chunk_type = None
         self._lifecycle.fail(err, events)
 
     def _feed_carefully(self, chunk: Any) -> list[Event | Comment]:
@@ -232,7 +234,7 @@ class SSEParser:
         if self._after_cr:
             if not chunk:
                 return []
-            self._after_cr = self._next_feed_careful = False
+            self._after_cr, self._plain_chunk_type = False, bytes
             if chunk[0] == LF:  # the LF of a CRLF split between chunks
                 chunk = chunk[1:]
                 self._held_offset += 1
@@ -257,7 +259,7 @@ class SSEParser:
         skip = bom_length(held)
         if skip is None:  # two bytes or fewer, a BOM's start: nothing can be decoded yet
             return []
-        self._bom_possible = self._next_feed_careful = False
+        self._bom_possible, self._plain_chunk_type = False, bytes
         self._held_offset = skip
         first = bytes(held[skip:])
         held.clear()
@@ -284,7 +286,7 @@ class SSEParser:
                 if rest:
                     held += chunk[end:]
             if not rest and chunk[-1] == CR:
-                self._after_cr = self._next_feed_careful = True
+                self._after_cr, self._plain_chunk_type = True, None
             self._lines_held = False
             self._complete_lines(block, events)
             if rest > self._max_held:
@@ -308,7 +310,7 @@ class SSEParser:
             block = held[:end]
             del held[:end]
             if not held and block[-1] == CR:
-                self._after_cr = self._next_feed_careful = True
+                self._after_cr, self._plain_chunk_type = True, None
             self._complete_lines(block, events)
 
     # --- the unfinished line -------------------------------------------------------
@@ -416,7 +418,8 @@ class SSEParser:
                     value = lines[6:].decode("utf-8", errors)
                     self._last_event_id = self._id_buffer  # one data line, then a blank line: the standard's dispatch
                     events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
-                    self._event_type, self._in_block = "", False
+                    if self._in_block:  # else no field came since the last blank line: nothing to reset
+                        self._event_type, self._in_block = "", False
                 else:
                     self._take_block(lines, events)
                     self._dispatch(events)
