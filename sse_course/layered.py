@@ -25,48 +25,17 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, Literal, NoReturn, Protocol, cast, overload
 
 from .decoding import Chunk, Utf8Decoder
-from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, ParserClosed, SSEError
+from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, SSEError
 from .events import Comment, Event, EventAssembler, Item
+from .feeding import Lifecycle, as_chunk
 from .lines import LineSplitter
 from .profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
-__all__ = ["PROFILES", "Assembler", "Decoder", "LayeredSSEParser", "Lifecycle", "Splitter", "as_chunk"]
+__all__ = ["PROFILES", "Assembler", "Decoder", "LayeredSSEParser", "Splitter"]
 
 #: A huge chunk is fed to the layers in slices of this many bytes, so a limit
 #: fires before the rest of the chunk is decoded and buffered.
 SLICE_BYTES = 64 * 1024
-
-
-def as_chunk(chunk: Any) -> bytes:
-    """Accept bytes-like chunks as exact ``bytes`` (a subclass is copied, so no
-    overridden method runs); refuse text and anything else by type name."""
-    if chunk.__class__ is bytes:
-        return chunk
-    if isinstance(chunk, (bytes, bytearray, memoryview)):
-        return bytes(chunk)
-    raise TypeError(f"a chunk must be bytes, got {type(chunk).__name__}")
-
-
-class Lifecycle:
-    """Whether a parser still takes input, and why not: after ``close()`` or an
-    error it is spent, and says so instead of parsing on from a broken state."""
-
-    def __init__(self) -> None:
-        self.spent_because: str | None = None
-
-    def refuse_if_spent(self) -> None:
-        if self.spent_because is not None:
-            raise ParserClosed(f"this parser takes no more input: {self.spent_because}; create a new one")
-
-    def spend(self, because: str) -> None:
-        """The parser takes no more input, ``because`` (said in the refusal)."""
-        self.spent_because = because
-
-    def fail(self, err: SSEError, events: Sequence[Event | Comment]) -> NoReturn:
-        """Spend the parser on ``err``, which carries ``events`` (completed before it) first."""
-        self.spend(f"it raised {type(err).__name__}: {err}")
-        err.carry(events)
-        raise err
 
 
 class Decoder(Protocol):
@@ -101,6 +70,7 @@ class Assembler(Protocol):
 
 
 class LayeredSSEParser(Generic[Item]):
+class LayeredSSEParser:
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, through
     three stage objects (``decoder``, ``splitter``, ``assembler``) one step at a time.
 
@@ -166,7 +136,7 @@ class LayeredSSEParser(Generic[Item]):
     @property
     def spent(self) -> bool:
         """True once ``close()`` was called or an error was raised."""
-        return self._life.spent_because is not None
+        return self._life.spent
 
     @property
     def last_event_id(self) -> str:
@@ -194,7 +164,7 @@ class LayeredSSEParser(Generic[Item]):
     def close(self) -> list[Item]:
         """End of stream: return what the end completes; the parser is then spent."""
         self._refuse_if_spent()
-        self._life.spend("close() was called")
+        self._life.close()
         events: list[Item] = []
         try:
             for level, close in enumerate((self.decoder.close, self.splitter.close, self.assembler.close)):

@@ -34,7 +34,8 @@ from typing import Any
 from ..decoding import BOM, Utf8Decoder
 from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
 from ..events import Comment, Event, EventAssembler, split_field
-from ..layered import LayeredSSEParser, as_chunk
+from ..feeding import as_chunk
+from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
 from ..payloads import JSONPayloads
 from ..profiles import DEFAULT_PROFILE, get_profile
