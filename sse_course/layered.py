@@ -70,7 +70,6 @@ class Assembler(Protocol):
 
 
 class LayeredSSEParser(Generic[Item]):
-class LayeredSSEParser:
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, through
     three stage objects (``decoder``, ``splitter``, ``assembler``) one step at a time.
 
