@@ -30,6 +30,7 @@ from sse_course import Event
 from sse_course.client import (
     DROPS,
     MAX_WAIT_MS,
+    MIN_RECONNECTION_MS,
     REFUSALS,
     AsyncEventSourceClient,
     Backoff,
@@ -187,7 +188,9 @@ class FaultServer:
 
 
 def read(mode: str, url: str, **options: Any) -> tuple[list[Any], Any]:
-    """Read ``url`` until the client ends; (items, client). Waits are the client's own."""
+    """Read ``url`` until the client ends; (items, client). Waits are the client's own,
+    without the reconnection floor unless given, so that ``retry: 1`` waits 1 ms."""
+    options.setdefault("min_reconnection_ms", 0)
     if mode == "sync":
         with EventSourceClient(url, **options) as source:
             return list(source), source
@@ -389,7 +392,7 @@ def test_a_huge_retry_is_waited_without_error_until_closed(mode: str) -> None:
 
 def test_a_backoff_after_many_failures_stays_at_its_cap() -> None:
     backoff = Backoff(factor=2, cap_ms=500, jitter=0)
-    assert backoff.delay_ms(100, 5000) == 500 and backoff.delay_ms(0, 5000) == 0
+    assert backoff.delay_ms(100, 5000) == 500 and backoff.delay_ms(0, 5000) == 500
 
 
 # --- 5. every failure while reading the body is a drop or a documented error ------------------
@@ -533,7 +536,7 @@ def test_breaking_on_a_notice_stops_reconnecting(mode: str) -> None:
                 raise AssertionError("no notice")
 
             seen = asyncio.run(asyncio.wait_for(main(), TIMEOUT))
-    assert seen == Reconnecting("ended", 0.002, "1", 2)
+    assert seen == Reconnecting("ended", MIN_RECONNECTION_MS / 1000, "1", 2)  # retry: 2, raised to the floor
     assert len(server.connections) == 1
 
 
@@ -577,9 +580,10 @@ def test_the_readme_backoff_formula_is_what_the_client_waits() -> None:
             "sync",
             server.url,
             reconnection_ms=100,
-            backoff=Backoff(factor=2, cap_ms=10_000, jitter=0),
+            backoff=Backoff(factor=2, cap_ms=10_000, jitter=0, base_ms=200),
             max_reconnects=4,
             sleep=delays.append,
         )
-    said = [eval(formula, {"max": max}, {"retry": 100, "factor": 2, "failures": n}) / 1000 for n in range(1, 5)]
-    assert delays == said == [0.1, 0.2, 0.4, 0.8]
+    values = {"retry": 100, "base_ms": 200, "factor": 2}  # grown from base_ms, above the reconnection time
+    said = [eval(formula, {"max": max}, {**values, "failures": n}) / 1000 for n in range(1, 5)]
+    assert delays == said == [0.2, 0.4, 0.8, 1.6]
