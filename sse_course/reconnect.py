@@ -365,7 +365,7 @@ class ReconnectCore:
         try:
             found = body.feed(data)
         except SSEError as err:  # the events before the error still reach the caller, then the error
-            yield from self._hand_over(err.events)
+            yield from self._hand_over(err.events, self._stream_retry)
             raise
         yield from self._remember(body.parser, found)
 
@@ -374,7 +374,7 @@ class ReconnectCore:
         try:
             found = body.close()
         except SSEError as err:
-            yield from self._hand_over(err.events)
+            yield from self._hand_over(err.events, self._stream_retry)
             raise
         yield from self._remember(body.parser, found)
 
@@ -382,22 +382,25 @@ class ReconnectCore:
         return self.interrupted()
 
     def _remember(self, parser: SSEParser, found: list[Event | Comment]) -> Iterator[Item]:
-        """Hand ``found`` over, then keep the parser's ID and ``retry`` for the next connection.
+        """Keep the parser's ``retry`` (it holds from the moment its line was read), hand
+        ``found`` over, then keep the parser's ID for the next connection.
 
         An event's ``retry`` is the stream's, whichever connection set it: the
         parser of a later connection has not seen it, the client has.
         """
-        yield from self._hand_over(found)
-        self._last_event_id = parser.last_event_id
-        if parser.retry is not None:
+        earlier = self._stream_retry
+        if parser.retry is not None:  # before the hand-over, which the caller may leave at any item
             self._reconnection_ms = self._stream_retry = parser.retry
+        yield from self._hand_over(found, earlier)
+        self._last_event_id = parser.last_event_id
 
-    def _hand_over(self, found: list[Event | Comment]) -> Iterator[Item]:
-        """Yield each item, remembering each event's ID as it goes (the caller may stop at any one)."""
+    def _hand_over(self, found: list[Event | Comment], stream_retry: int | None) -> Iterator[Item]:
+        """Yield each item, remembering each event's ID as it goes (the caller may stop at
+        any one); an event without ``retry`` gets the one an earlier connection set."""
         for item in found:
             if isinstance(item, Event):
-                if item.retry is None and self._stream_retry is not None:  # set on an earlier connection
-                    item = replace(item, retry=self._stream_retry)
+                if item.retry is None and stream_retry is not None:
+                    item = replace(item, retry=stream_retry)
                 self._last_event_id = item.last_event_id
                 self._delivered = True
             yield item
