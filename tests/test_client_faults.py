@@ -459,6 +459,7 @@ def test_the_readme_names_every_error_the_client_raises_or_reconnects_after() ->
     ]
     assert [name for name in named if f"`{name}`" not in section] == []
     assert f"{MAX_WAIT_MS:_}" in section  # the maximum wait, as the code has it
+    assert f"`MIN_RECONNECTION_MS` = {MIN_RECONNECTION_MS}" in section  # the floor, as the code has it
 
 
 @pytest.mark.parametrize("mode", MODES)
