@@ -295,7 +295,7 @@ class SSEParser(Generic[Item]):
             try:
                 events += self.feed(chunk[start : start + PIECE_BYTES])
             except SSEError as err:
-                err.events = events + err.events
+                err.carry(events)
                 raise
         return events
 
