@@ -263,3 +263,57 @@ def test_the_recording_client_does_not_import_the_server() -> None:
 
     tree = ast.parse(inspect.getsource(recording))
     assert "server" not in {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+
+
+# --- the two ways a body ends: closed connection, or chunked coding ------------------------------
+
+
+def raw_reads(server: SSEServer) -> tuple[list[bytes], BaseException | None]:
+    """The decoded body's reads as httpx gives them, and the error that ended them (if any)."""
+    reads: list[bytes] = []
+    with httpx.Client(timeout=TIMEOUT) as client, client.stream("GET", server.url) as response:
+        try:
+            reads.extend(response.iter_bytes())
+        except httpx.HTTPError as err:
+            return reads, err
+        headers = response.headers
+    assert ("transfer-encoding" in headers) == server.chunked
+    return reads, None
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["close-delimited", "chunked"])
+def test_a_whole_body_ends_cleanly_in_either_mode(chunked: bool) -> None:
+    with SSEServer(DROPPED.raw, cuts=[7, 20], chunked=chunked) as server:
+        reads, error = raw_reads(server)
+    assert error is None
+    assert b"".join(reads) == DROPPED.raw
+
+
+def test_a_drop_just_ends_a_close_delimited_body() -> None:
+    with SSEServer(DROPPED.raw, cuts=[7, 20], drop_at=DROP_AT) as server:
+        reads, error = raw_reads(server)
+    assert error is None
+    assert b"".join(reads) == DROPPED.raw[:DROP_AT]
+
+
+def test_a_drop_cuts_a_chunked_body_and_httpx_says_so() -> None:
+    with SSEServer(DROPPED.raw, cuts=[7, 20], drop_at=DROP_AT, chunked=True) as server:
+        reads, error = raw_reads(server)
+    assert isinstance(error, httpx.RemoteProtocolError)
+    assert b"".join(reads) == DROPPED.raw[:DROP_AT]
+
+
+def test_chunked_mode_sends_one_http_chunk_per_planned_write() -> None:
+    with SSEServer(b"data: ab\n\n", cuts=[4, 7], chunked=True) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT) as conn:
+            conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            received = b""
+            while chunk := conn.recv(4096):
+                received += chunk
+    body = received.partition(b"\r\n\r\n")[2]
+    assert body == b"4\r\ndata\r\n3\r\n: a\r\n3\r\nb\n\n\r\n0\r\n\r\n"
+
+
+def test_the_command_line_demo_reports_a_cut_chunked_body(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--chunked", "--cuts", "7,20", "--drop-at", str(DROP_AT), "--pause", "0"])
+    assert "the chunked body was cut (RemoteProtocolError" in capsys.readouterr().out

@@ -9,9 +9,13 @@ library's asyncio (no framework):
 * it cuts its writes at chosen byte offsets, drains each write, and can pause
   between them ("half an emoji now, the rest in 50 ms");
 * it can close the connection early, mid-event, to simulate a dropped stream.
-  The body's end is marked by closing the connection (HTTP/1.1 allows that when
-  there is no Content-Length and no chunked coding), so to the HTTP client a
-  drop looks exactly like a clean end: only the SSE parser can tell;
+  By default the body's end is marked by closing the connection (HTTP/1.1 allows
+  that when there is no Content-Length and no chunked coding), so to the HTTP
+  client a drop looks exactly like a clean end: only the SSE parser can tell.
+  With ``chunked=True`` the body is sent with ``Transfer-Encoding: chunked``,
+  one HTTP chunk per planned write, and ends with the last-chunk marker: a drop
+  then leaves the chunked body cut, which httpx reports as
+  ``httpx.RemoteProtocolError``;
 * it resumes: a request's ``Last-Event-ID`` starts the body just after the
   block that committed that ID, so a reconnecting client gets each event
   once; ``drops`` drops the n-th connection at its own offset, and
@@ -62,9 +66,21 @@ ENCODINGS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
 
 def response_head(status: int, headers: Sequence[tuple[str, str]] = ()) -> bytes:
-    """A response head that ends the body by closing the connection."""
+    """A response head that closes the connection after the body."""
     lines = [f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}", *(f"{k}: {v}" for k, v in headers)]
     return ("\r\n".join([*lines, "Connection: close", "", ""])).encode("latin-1")
+
+
+def http_chunk(data: bytes) -> bytes:
+    """``data`` framed as one HTTP/1.1 chunk (size in hex, CRLF, data, CRLF); empty data frames nothing.
+
+    An empty chunk would be the last-chunk marker, so it is never sent for an empty write.
+    """
+    return f"{len(data):x}\r\n".encode("ascii") + data + b"\r\n" if data else b""
+
+
+#: The chunked coding's last chunk: the body ended cleanly.
+LAST_CHUNK = b"0\r\n\r\n"
 
 
 def loopback_host(host: str) -> str:
@@ -168,7 +184,9 @@ class SSEServer:
     "deflate", applied when the request accepts it, flushed per write),
     ``hold`` (keep the connection open, silent, after the body), ``page``
     (HTML served at ``/page``, for a browser). ``/redirect`` answers 307 to ``/``;
-    other paths 404.
+    other paths 404. ``chunked`` sends the stream's body with the chunked
+    transfer coding, one HTTP chunk per write, so that a drop is a cut body to
+    the HTTP client rather than an ordinary end.
     """
 
     def __init__(
@@ -187,6 +205,7 @@ class SSEServer:
         encoding: str | None = None,
         hold: bool = False,
         page: str | None = None,
+        chunked: bool = False,
     ) -> None:
         if pause < 0:
             raise ValueError(f"pause must be >= 0 seconds, got {pause!r}")
@@ -205,6 +224,7 @@ class SSEServer:
         self.encoding = encoding
         self.hold = hold
         self.page = page
+        self.chunked = chunked
         self.pause = pause
         self.port = 0
         self.requests: list[dict[str, str]] = []
@@ -358,25 +378,33 @@ class SSEServer:
         end = self.drops[connection] if connection < len(self.drops) else self.drop_at
         head = [("Content-Type", self.content_type), ("Cache-Control", "no-cache")]
         encoder = self._encoder(headers.get("accept-encoding", ""))
-        if encoder is not None:
+        if encoder is not None and self.encoding is not None:  # (an encoder comes only with an encoding)
             head.append(("Content-Encoding", self.encoding))
+        if self.chunked:
+            head.append(("Transfer-Encoding", "chunked"))
         await self._send(writer, response_head(self.status, head))
         client_gone = asyncio.ensure_future(reader.read())  # EOF: the client closed the connection
         try:
             for index, chunk in enumerate(writes_between(self.body, self.cuts, start, max(start, end))):
                 if index and self.pause and await self._client_left(client_gone, self.pause):
                     return
-                await self._send(
+                await self._write(
                     writer, chunk if encoder is None else encoder.compress(chunk) + encoder.flush(zlib.Z_SYNC_FLUSH)
                 )
             if encoder is not None and end >= len(self.body):
-                await self._send(writer, encoder.flush())
+                await self._write(writer, encoder.flush())
+            if self.chunked and end >= len(self.body) and not self.hold:
+                await self._send(writer, LAST_CHUNK)
             if self.hold:
                 await client_gone
         finally:
             client_gone.cancel()
             if client_gone.done() and not client_gone.cancelled():
                 client_gone.exception()  # a reset connection: seen, so asyncio does not log it
+
+    async def _write(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        """One planned write of the stream's body: as it is, or as one HTTP chunk in chunked mode."""
+        await self._send(writer, http_chunk(data) if self.chunked else data)
 
     def _encoder(self, accept_encoding: str) -> Any:
         """A compressor for the configured coding, if the request accepts it."""
@@ -402,13 +430,15 @@ def parse_cuts(text: str) -> list[int]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Serve a fixture on loopback, read it once with httpx, and show writes, reads and events."""
-    from .recording import fetch, show_received  # httpx: only the demo's client needs it
+    import httpx  # only the demo's client needs it
+
+    from .recording import fetch, show_received
 
     arguments = _arguments()
     args = arguments.parse_args(argv)
     try:
         fixture = get_fixture(args.fixture)
-        server = SSEServer(fixture.raw, cuts=args.cuts, pause=args.pause, drop_at=args.drop_at)
+        server = SSEServer(fixture.raw, cuts=args.cuts, pause=args.pause, drop_at=args.drop_at, chunked=args.chunked)
     except (KeyError, ValueError, FileNotFoundError) as err:
         arguments.error(f"{type(err).__name__}: {err}")
     with server:
@@ -421,7 +451,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             except KeyboardInterrupt:
                 print("stopped")
             return
-        print(show_received(fetch(server.url, args.profile)))
+        try:
+            print(show_received(fetch(server.url, args.profile)))
+        except httpx.RemoteProtocolError as err:  # a chunked body cut by --drop-at
+            print(f"client: the chunked body was cut ({type(err).__name__}: {err})")
 
 
 def _arguments() -> argparse.ArgumentParser:
@@ -434,6 +467,11 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--cuts", type=parse_cuts, default=[], help="byte offsets where writes end, e.g. 7,9")
     parser.add_argument("--pause", type=float, default=0.05, help="seconds between writes (default: %(default)s)")
     parser.add_argument("--drop-at", type=int, default=None, help="close the connection after this many bytes")
+    parser.add_argument(
+        "--chunked",
+        action="store_true",
+        help="send the body with Transfer-Encoding: chunked (a drop is then a cut body to the client)",
+    )
     parser.add_argument(
         "--profile",
         choices=tuple(PROFILES),
