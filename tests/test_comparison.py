@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from sse_course import DecodeError, Event, LayeredSSEParser, SSEError, SSEParser
+from sse_course import DecodeError, LayeredSSEParser, SSEError, SSEParser
 from sse_course.classroom.comparison import compare, differences, first_difference, layered_trace, same
 from sse_course.classroom.fixtures import load_fixtures
+from sse_course.decoding import Chunk
 
 
 class HoldsEventsToClose(LayeredSSEParser):
@@ -21,7 +22,7 @@ class HoldsEventsToClose(LayeredSSEParser):
         super().__init__(*args, **kwargs)
         self.held: list[Any] = []
 
-    def feed(self, chunk: bytes) -> list[Any]:
+    def feed(self, chunk: Chunk) -> list[Any]:
         self.held += super().feed(chunk)
         return []
 
@@ -37,8 +38,8 @@ class StaleRetry(SSEParser):
         self.blocks_only = SSEParser(*args, **kwargs)
         self.pending = b""
 
-    def feed(self, chunk: bytes) -> list[Event]:
-        self.pending += chunk
+    def feed(self, chunk: Chunk) -> Any:
+        self.pending += bytes(chunk)
         end = self.pending.rfind(b"\n\n") + 2
         if end > 1:
             self.blocks_only.feed(self.pending[:end])
@@ -61,7 +62,7 @@ class EagerLastEventId(SSEParser):
 class LosesCarriedEvents(LayeredSSEParser):
     """Wrong: an error carries no events."""
 
-    def feed(self, chunk: bytes) -> list[Any]:
+    def feed(self, chunk: Chunk) -> list[Any]:
         try:
             return super().feed(chunk)
         except SSEError as err:
@@ -72,7 +73,7 @@ class LosesCarriedEvents(LayeredSSEParser):
 class NeverRaises(LayeredSSEParser):
     """Wrong: a DecodeError is swallowed, the events it carried returned."""
 
-    def feed(self, chunk: bytes) -> list[Any]:
+    def feed(self, chunk: Chunk) -> list[Any]:
         try:
             return super().feed(chunk)
         except DecodeError as err:
