@@ -378,7 +378,7 @@ class SSEServer:
         end = self.drops[connection] if connection < len(self.drops) else self.drop_at
         head = [("Content-Type", self.content_type), ("Cache-Control", "no-cache")]
         encoder = self._encoder(headers.get("accept-encoding", ""))
-        if encoder is not None:
+        if encoder is not None and self.encoding is not None:  # (an encoder comes only with an encoding)
             head.append(("Content-Encoding", self.encoding))
         if self.chunked:
             head.append(("Transfer-Encoding", "chunked"))
