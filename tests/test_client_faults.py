@@ -41,6 +41,7 @@ from sse_course.client import (
     RequestFailed,
     UnsupportedCoding,
 )
+from sse_course.reconnect import Body
 
 MODES = ("sync", "async")
 TIMEOUT = 5.0
@@ -1036,3 +1037,14 @@ def test_a_bad_restart_id_fails_at_the_call(mode: str) -> None:
         source.restart(last_event_id=5)
     with pytest.raises(ValueError):
         source.restart(last_event_id="a\nb")
+
+
+def test_the_end_of_body_test_rejects_a_client_that_takes_every_decode_error_for_a_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mutant: every DecodeError at the end of a body taken for a cut character (a drop)."""
+    monkeypatch.setattr(Body, "cut_at_the_end", lambda self, err: True)
+    with pytest.raises(pytest.fail.Exception, match="DID NOT RAISE"):
+        test_strict_invalid_utf8_at_the_end_of_a_body_is_raised_and_a_cut_character_is_a_drop(
+            "sync", "an invalid byte, then a line end"
+        )
