@@ -379,6 +379,14 @@ class Sending:
     def done(self) -> bool:
         return self.outcome is not None
 
+    def drop(self) -> None:
+        """The loop waits no more (an interrupt): the response is closed, now or when it comes."""
+        with self.lock:
+            outcome = self.outcome
+            self.left = True
+        if isinstance(outcome, httpx.Response):
+            outcome.close()
+
     def take(self) -> httpx.Response | None:
         """The response (or raise the error); ``None`` if it has not come: it is left to close itself."""
         with self.lock:
@@ -472,7 +480,11 @@ class EventSourceClient(_ClientBase):
     def _one_connection(self, connection: int, headers: dict[str, str | bytes]) -> Iterator[Item]:
         trace = functools.partial(self._connected, connection)
         sending = Sending(self.http, self.http.build_request(**self._request_options(headers, trace)), self._wake)
-        self._wait_until(sending.done, None)
+        try:
+            self._wait_until(sending.done, None)
+        except BaseException:  # KeyboardInterrupt, say: nothing reads the response
+            sending.drop()
+            raise
         response = sending.take()
         if response is None:  # cut while connecting or waiting for the head
             return

@@ -24,12 +24,10 @@ Locally the test skips without Chromium; with ``CI=true`` that is a failure
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 import re
 import socket
-import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -40,15 +38,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
-import course  # tools/course.py (pyproject.toml puts tools/ on the path), which build_book imports too
+import build_book  # tools/ is on the path (pyproject.toml)
+import course
 import nbformat
 import pytest
 from chromium import launched_browser, require_browser
 
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("build_book", ROOT / "tools" / "build_book.py")
-build_book = sys.modules["build_book"] = importlib.util.module_from_spec(spec)  # dataclasses look it up
-spec.loader.exec_module(build_book)
 
 MS = 1000
 #: Sphinx's parallel build helps on an idle machine; under pytest's two workers both cores are taken.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from sse_course.errors import EventTooLarge, IncompleteStream
 from sse_course.events import Event, EventAssembler, parse_retry, split_field
 
 
-def assemble(lines: list[str], **options) -> list[Event]:
+def assemble(lines: list[str], **options: Any) -> list[Any]:  # Event, or Comment too with comments=True
     assembler = EventAssembler(**options)
     return assembler.feed(lines) + assembler.close()
 

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib.util
 import re
 import shutil
 from pathlib import Path
 
+import make_exercises  # tools/ is on the path (pyproject.toml)
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("make_exercises", ROOT / "tools" / "make_exercises.py")
-make_exercises = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(make_exercises)
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
@@ -210,6 +207,7 @@ def windows(lines: list[str]) -> set[tuple[str, ...]]:
 def solution_blocks(source: str) -> list[list[str]]:
     """The lines between each BEGIN and END marker of one cell."""
     blocks: list[list[str]] = []
+    block: list[str] = []
     inside = False
     for line in source.splitlines():
         if line.strip() == make_exercises.BEGIN:

@@ -70,7 +70,7 @@ def pages(root: Path = ROOT) -> Iterator[tuple[Path, list[str]]]:
 def code_block_problems(markdown: str) -> list[str]:
     """An indented code block is prose that became code (fenced blocks are fine)."""
     return [
-        f"line {token.map[0] + 1} renders as an indented code block: {token.content.splitlines()[0].strip()!r}"
+        f"line {(token.map or [0])[0] + 1} renders as an indented code block: {token.content.splitlines()[0].strip()!r}"
         for token in MD.parse(markdown)
         if token.type == "code_block"
     ]

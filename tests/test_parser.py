@@ -23,8 +23,10 @@ from sse_course import (
     aiter_events,
     iter_events,
 )
+from sse_course.decoding import Utf8Decoder
 from sse_course.errors import DEFAULT_MAX_LINE_CHARS
 from sse_course.layered import SLICE_BYTES
+from sse_course.lines import LineSplitter
 
 
 def test_public_names_and_error_hierarchy() -> None:
@@ -93,8 +95,10 @@ def test_limit_error_inside_one_huge_chunk_stops_early() -> None:
     with pytest.raises(LineTooLong) as caught:
         parser.feed(chunk)
     assert caught.value.events == [Event("message", "ok")]
-    assert len(parser.splitter.partial) <= 100
-    assert parser.decoder.offset <= SLICE_BYTES  # the rest of the chunk was never decoded
+    splitter, decoder = parser.splitter, parser.decoder
+    assert isinstance(splitter, LineSplitter) and isinstance(decoder, Utf8Decoder)  # the parser's own stages
+    assert len(splitter.partial) <= 100
+    assert decoder.offset <= SLICE_BYTES  # the rest of the chunk was never decoded
 
 
 @pytest.mark.parametrize("profile", ["strict", "browser"])

@@ -125,7 +125,8 @@ def cycle(graph: dict[str, set[str]]) -> list[str] | None:
     stack: list[str] = []
 
     def visit(node: str) -> list[str] | None:
-        state[node], _ = "open", stack.append(node)
+        state[node] = "open"
+        stack.append(node)
         for other in sorted(graph.get(node, ())):
             if state.get(other) == "open":
                 return stack[stack.index(other) :] + [other]

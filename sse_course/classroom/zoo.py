@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ..decoding import BOM, Utf8Decoder
+from ..decoding import BOM, Chunk, Utf8Decoder
 from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
 from ..events import Comment, Event, EventAssembler, split_field
 from ..feeding import as_chunk
@@ -69,7 +69,7 @@ class LayeredParser(LayeredSSEParser):
     """LayeredSSEParser that also passes empty reads down its layers, as hand-written
     read loops do: a layer must cope with ``feed(b"")`` and ``feed("")``."""
 
-    def feed(self, chunk: bytes) -> list[Event]:
+    def feed(self, chunk: Chunk) -> list[Event]:
         if chunk:
             return super().feed(chunk)
         self._refuse_if_spent()
