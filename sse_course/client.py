@@ -101,9 +101,11 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iter
 from contextlib import aclosing, suppress
 from typing import Any, cast
 
+# The httpx edge first: without httpx installed, its ImportError names the extra that brings it.
+from .httpx_adapter import media_type  # isort: skip
+
 import httpx
 
-from .httpx_adapter import media_type
 from .reconnect import (
     INITIAL_RECONNECTION_MS,
     MAX_WAIT_MS,
