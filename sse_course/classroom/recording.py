@@ -12,6 +12,7 @@ client read ``iter_bytes()``.)
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import httpx
@@ -35,15 +36,15 @@ class Received:
     last_event_id: str
 
 
-def fetch(url: str, profile: str = "strict", last_event_id: str = "") -> Received:
-    """GET ``url`` as an event stream; record each chunk read and parse it as it arrives."""
+def fetch(url: str, profile: str = "strict", last_event_id: str = "", client: httpx.Client | None = None) -> Received:
+    """GET ``url`` as an event stream (with ``client``, else a new one); record each chunk read and parse it."""
     parser = SSEParser(profile)
     reads: list[bytes] = []
     events: list[Event] = []
     error = None
     try:
-        with httpx.Client(timeout=TIMEOUT) as client:
-            with client.stream("GET", url, headers=sse_headers(last_event_id)) as response:
+        with httpx.Client(timeout=TIMEOUT) if client is None else nullcontext(client) as http:
+            with http.stream("GET", url, headers=sse_headers(last_event_id)) as response:
                 check_event_stream(response)
                 for chunk in response.iter_raw():
                     reads.append(chunk)
