@@ -7,6 +7,10 @@ sheet, the glossary, the README and the exercises are read passage by passage
 (a Markdown paragraph, a code cell): a passage that feeds the parser
 ``iter_raw()`` disagrees, and so does one that names ``iter_raw()`` without
 ``iter_bytes()`` beside it (naming both is how the lesson contrasts them).
+
+The cheat sheet's field table lists ``retry`` values the standard ignores; each one listed
+is checked against the package's ``parse_retry`` (its ``>>>`` examples run in
+tests/test_markdown.py).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+from sse_course.events import parse_retry
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "notebooks" / "08-real-streams.ipynb"
@@ -97,3 +103,29 @@ def test_the_check_rejects_a_passage_that_recommends_iter_raw(passage: str) -> N
 )
 def test_the_check_accepts_what_lesson_08_says(passage: str) -> None:
     assert disagreements(passage) == []
+
+
+def ignored_retry_values(row: str) -> list[str]:
+    """The values a field-table row lists after "anything else (": each in backticks, or "empty"."""
+    listed = re.search(r"anything else \(([^)]*)\)", row)
+    assert listed, row
+    values = [value[1:-1] for value in re.findall(r"`[^`]*`", listed.group(1))]
+    return values + ([""] if re.search(r"\bempty\b", listed.group(1)) else [])
+
+
+def accepted_yet_listed_as_ignored(row: str) -> dict[str, int]:
+    """The values the row says are ignored that the package's ``parse_retry`` accepts."""
+    return {value: retry for value in ignored_retry_values(row) if (retry := parse_retry(value)) is not None}
+
+
+def test_the_cheat_sheets_ignored_retry_values_are_ignored_by_the_package() -> None:
+    text = (ROOT / "docs" / "cheat-sheet.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `retry` |"))
+    assert len(ignored_retry_values(row)) >= 5 and "" in ignored_retry_values(row)
+    assert accepted_yet_listed_as_ignored(row) == {}
+
+
+def test_a_listed_retry_value_the_package_accepts_is_found() -> None:
+    row = "| `retry` | digits only; anything else (`+5`, `07`, ` 5`, empty) is ignored |"
+    assert ignored_retry_values(row) == ["+5", "07", " 5", ""]
+    assert accepted_yet_listed_as_ignored(row) == {"07": 7}
