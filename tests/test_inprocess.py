@@ -180,3 +180,20 @@ def test_iter_sse_reads_the_same_events_in_either_form() -> None:
             with client.stream("GET", server.url, headers=sse_headers()) as response:
                 got.append(list(iter_sse(response)))
     assert got[0] == got[1] == list(get_fixture("utf8/emoji-token-stream").expected["strict"].events)
+
+
+def test_the_in_process_form_needs_no_thread_and_no_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in the browser: starting a thread or connecting a socket fails, and lesson 10's run still works."""
+    import socket
+    import threading
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("no threads and no sockets here")
+
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    server = InProcessServer(STREAM, drops=[98], end_with_204=True, chunked=True)
+    with server.client() as http, EventSourceClient(server.url, client=http, sleep=Sleeps()) as source:
+        assert [event.data for event in source] == ["Hello", "👋", "two\nlines", "bye"]
+    with pytest.raises(RuntimeError, match="no threads"), SSEServer(STREAM):  # the check is not vacuous
+        pass
