@@ -4,10 +4,12 @@
 response, every chunk ``iter_raw()`` yields is recorded as it was read, and one
 ``SSEParser`` turns the chunks into events. It keeps the parser so that it can
 report ``last_event_id``: the ID committed at the last dispatch, which a
-reconnecting client sends as ``Last-Event-ID``. (It shows the reads as they
-came off the socket, so it reads ``iter_raw()``; the demo server sends no
-content coding unless asked to. The package's edge, ``httpx_adapter``, and the
-client read ``iter_bytes()``.)
+reconnecting client sends as ``Last-Event-ID``. (It shows the body's bytes as
+the HTTP layer received them, so it reads ``iter_raw()``; the demo server sends
+no content coding unless asked to. The package's edge, ``httpx_adapter``, and
+the client read ``iter_bytes()``.) It uses the httpx client it is given (the
+course server's ``client()``, which in the browser is an in-process transport),
+else a new one.
 """
 
 from __future__ import annotations
