@@ -12,31 +12,38 @@ never import it::
         async for event in source:
             ...
 
-The standard's rules, as this client applies them:
+Its decisions (what to send, what to keep, how long to wait, when to stop)
+are :class:`~sse_course.reconnect.ReconnectCore`'s, which owns all of the
+connection's state; the two clients here are thin shells over it that do the
+I/O and the waiting. The standard's rules, as the client applies them:
 
-* every request carries ``Accept: text/event-stream`` and
-  ``Cache-Control: no-cache``, plus the caller's headers; ``method`` and the
-  body (``content=`` or ``json=``) are sent again on every reconnection;
-  redirects are followed;
+* every request carries ``Accept: text/event-stream``,
+  ``Cache-Control: no-cache`` and ``Accept-Encoding: gzip, deflate``, plus the
+  caller's headers; ``method`` and the body (``content=`` or ``json=``) are
+  sent again on every reconnection; redirects are followed;
 * a 200 whose media type is ``text/event-stream`` (parameters allowed, any
   letter case) is parsed by a new :class:`~sse_course.SSEParser` per
   connection (``browser`` profile by default), fed the body's bytes with
-  their content coding undone (:func:`~sse_course.httpx_adapter.body_chunks`:
-  gzip and deflate by the client itself, any other coding by httpx);
+  their content codings undone by the client itself (gzip, ``x-gzip``,
+  deflate, in any stack); a coding it cannot undo raises
+  :class:`~sse_course.reconnect.UnsupportedCoding`, and none of its bytes reach the parser;
 * when the connection drops or a network error happens, the client waits the
   reconnection time (the stream's last ``retry``, else
-  :data:`INITIAL_RECONNECTION_MS`) and reconnects with ``Last-Event-ID`` set
-  to the last event ID (the parser of the new connection starts from it, so
-  the ID persists); a partial event at a drop is discarded;
+  :data:`INITIAL_RECONNECTION_MS`, never less than ``min_reconnection_ms``,
+  :data:`MIN_RECONNECTION_MS` by default, nor more than :data:`MAX_WAIT_MS`)
+  and reconnects with ``Last-Event-ID`` set to the last event ID (the parser
+  of the new connection starts from it, so the ID persists); a partial event
+  at a drop is discarded;
 * events are the parser's, except that ``retry`` keeps the value the stream
   set on an earlier connection (the reconnection time persists; a new
   parser's would be ``None``);
 * a 204 stops the client for good (``ended == "204"``); any other status or
   content type raises :class:`ConnectionFailed` and does not reconnect.
 * a parser error (a line or event over its limit; invalid UTF-8 in the
-  ``strict`` profile) is raised as it is: reconnecting would only replay it.
-  A connection that ends inside a character or an event is a drop, not an
-  error, in either profile: the network cut those bytes, the server sends them again;
+  ``strict`` profile, wherever the parser finds it) is raised as it is:
+  reconnecting would only replay it. A connection that ends inside a
+  character or an event is a drop, not an error, in either profile: the
+  network cut those bytes, the server sends them again;
 * what the HTTP library raises is either a drop (:data:`DROPS`: the network,
   a timeout, a protocol error from the server, a body that cannot be decoded,
   whose events decoded before the corrupt byte are delivered first) or
@@ -44,9 +51,8 @@ The standard's rules, as this client applies them:
   stands, such as a redirect loop), which does not reconnect;
 * ``Last-Event-ID`` is sent as browsers send it: UTF-8, without the spaces and
   tabs at its ends; the ID itself (the events', the next parser's) keeps them.
-* the wait before a reconnection is at most :data:`MAX_WAIT_MS`.
 
-Beyond the standard (each off unless asked for, except where stated):
+Beyond the standard (each off unless asked for):
 
 * ``backoff=Backoff(...)``: exponential backoff with jitter and a cap, reset
   after a connection that delivered events;
@@ -59,50 +65,76 @@ Beyond the standard (each off unless asked for, except where stated):
 * ``max_reconnects=``: end quietly (``ended == "max_reconnects"``) instead of
   reconnecting forever;
 * ``sleep=``: the function that waits instead of the client's own wait, so
-  tests run instantly and can see every delay.
+  tests run instantly and can see every delay (the client cannot cut it).
 
-Closing the client (from any thread, for the sync one; from any task of its
-event loop, for the async one), leaving its ``with`` / ``async with`` block,
-or cancelling the task that iterates it closes the connection at once, even
-while the loop waits for a response or for the next chunk: the client shuts
-the connection's socket down (httpcore's ``trace`` extension reports the
-socket as it connects). So does breaking out of a sync loop (the loop's generator is freed at once; an async loop's is closed
-later, by the event loop: use ``async with``). Iterating again continues from
-the last event handed over, on a new connection.
-"""  # noqa: E501
+Every wait can be cut: connecting, the response head, the next chunk of the
+body, and the wait before a reconnection end at once on ``close()`` /
+``aclose()``, ``restart()`` or the cancellation of the iterating task, from
+any thread (and any task of the client's event loop); a close or restart
+during the backoff's random draw is seen as soon as the draw returns. The
+request is sent by a thread of its own (sync) or a task of its own (async),
+which the loop stops waiting for; the socket, which httpcore's ``trace``
+extension reports as it connects, is shut down, so that a read blocked on it
+returns. Breaking out of a sync loop closes its connection at once (the
+generator is freed); an async loop's generator is closed by the event loop
+soon after (``async with`` closes it at once).
+
+One iteration at a time, in both clients: iterating while another thread or
+task is inside an iteration of the same client raises ``RuntimeError`` at
+``iter()`` / ``aiter()``; iterating again while an earlier iterator is only
+suspended (it handed over an item and was not resumed) ends the earlier one
+when the new one starts (it yields nothing more), and the new one continues
+from the last event handed over, on a new connection.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 import json as jsonlib
-import math
-import random
 import socket
 import ssl
 import threading
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
+from abc import ABC, abstractmethod
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterator, Mapping
 from contextlib import aclosing, suppress
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
-from .errors import DecodeError, IncompleteStream, SSEError
-from .events import Comment, Event
-from .httpx_adapter import ACCEPT_ENCODING, NotAnEventStream, abody_chunks, body_chunks, media_type, sse_headers
-from .parser import SSEParser
+from .httpx_adapter import media_type
+from .reconnect import (
+    INITIAL_RECONNECTION_MS,
+    MAX_WAIT_MS,
+    MIN_RECONNECTION_MS,
+    Backoff,
+    Body,
+    ConnectionFailed,
+    Item,
+    ReconnectCore,
+    Reconnecting,
+    UnsupportedCoding,
+    check_number,
+    check_type,
+    codings_of,
+)
 
-#: The reconnection time before the stream sets ``retry`` (the standard leaves
-#: it to the user agent). 3000 ms is what Chromium does: measured by
-#: tests/test_chromium_eventsource.py (the gap between a dropped connection
-#: and Chromium's next request), see the README's section on the client.
-INITIAL_RECONNECTION_MS = 3000
-#: The longest wait before a reconnection (one day), whatever ``retry`` or the
-#: backoff say: the parser keeps a ``retry`` up to 2**64-1 ms, longer than
-#: ``time.sleep`` can wait.
-MAX_WAIT_MS = 24 * 60 * 60 * 1000
+__all__ = [
+    "DROPS",
+    "INITIAL_RECONNECTION_MS",
+    "MAX_WAIT_MS",
+    "MIN_RECONNECTION_MS",
+    "REFUSALS",
+    "AsyncEventSourceClient",
+    "Backoff",
+    "ConnectionFailed",
+    "EventSourceClient",
+    "Reconnecting",
+    "RequestFailed",
+    "UnsupportedCoding",
+]
+
 #: Seconds to wait for a connection to open (and, without read_timeout, the
 #: read timeout is off: a stream may rightly be quiet for a long time).
 CONNECT_TIMEOUT = 10.0
@@ -115,169 +147,13 @@ DROPS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError, 
 #: fail the same way, so the client raises :class:`RequestFailed`.
 REFUSALS = (httpx.LocalProtocolError, httpx.UnsupportedProtocol, httpx.TooManyRedirects, httpx.InvalidURL)
 
-
-class ConnectionFailed(NotAnEventStream):
-    """The server answered, but not with a 200 ``text/event-stream`` (nor a 204):
-    the standard's "fail the connection". The client does not reconnect."""
-
-    def __init__(self, url: str, status_code: int, content_type: str) -> None:
-        self.url = url
-        self.status_code = status_code
-        self.content_type = content_type
-        super().__init__(
-            f"expected 200 text/event-stream from {url}, got {status_code} {content_type or 'no content type'}"
-        )
+ONE_AT_A_TIME = "this client is being iterated by another thread or task: one iteration at a time"
 
 
 class RequestFailed(Exception):
     """The request cannot be made as it stands, so the client does not retry it
     (the HTTP library's error is the ``__cause__``): a redirect loop, a URL it
     cannot fetch, a header value HTTP cannot carry."""
-
-
-@dataclass(frozen=True)
-class Reconnecting:
-    """Beyond the standard, with ``notices=True``: the connection ended and the
-    client will reconnect (what fires a browser's ``error`` event). It comes
-    among the events, after the last one of the connection, before the wait.
-
-    ``reason`` is ``"ended"`` (the body ended), ``"network error"``,
-    ``"timeout"`` (connecting, or ``read_timeout``), ``"undecodable body"`` or
-    ``"restart"``; ``delay`` the seconds the client now waits;
-    ``last_event_id`` what it will send; ``attempt`` the number of the
-    connection it will open; ``error`` the HTTP library's error, if one ended it.
-    """
-
-    reason: str
-    delay: float
-    last_event_id: str
-    attempt: int
-    error: Exception | None = field(default=None, compare=False)
-
-
-Item = Event | Comment | Reconnecting
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Beyond the standard: wait longer after each connection that delivered nothing.
-
-    The wait is ``reconnection time * factor ** max(0, failures - 1)``, where
-    ``failures`` counts the connections in a row that delivered no event,
-    stretched by up to ``jitter`` of itself at random (so that many clients cut
-    off together do not come back together), at most ``cap_ms``, and never
-    shorter than the reconnection time.
-    """
-
-    factor: float = 2.0
-    cap_ms: float = 30_000
-    jitter: float = 0.5
-    random: Callable[[], float] = field(default=random.random, compare=False)
-
-    def delay_ms(self, reconnection_ms: float, failures: int) -> float:
-        try:
-            growth = float(self.factor) ** max(0, failures - 1)
-        except OverflowError:  # grown past any cap
-            growth = math.inf
-        grown = reconnection_ms * growth * (1 + self.jitter * self.random()) if reconnection_ms else 0.0
-        return max(reconnection_ms, min(self.cap_ms, grown))
-
-
-class ResumeState:
-    """What a reconnecting client remembers between connections, and its decisions.
-
-    Sans-I/O: the sync and async clients do the I/O and ask this object what
-    to send, how to read a response, and how long to wait.
-    """
-
-    def __init__(
-        self,
-        *,
-        profile: str = "browser",
-        last_event_id: str = "",
-        reconnection_ms: float = INITIAL_RECONNECTION_MS,
-        backoff: Backoff | None = None,
-        max_reconnects: int | None = None,
-        parser_options: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.profile = profile
-        self.last_event_id = last_event_id
-        self.reconnection_ms = reconnection_ms
-        self.backoff = backoff
-        self.max_reconnects = max_reconnects
-        self.parser_options = dict(parser_options or {})
-        self.stream_retry: int | None = None  # the last retry the stream sent, on any connection
-        self.attempts = 0
-        self.failures = 0
-        self.delivered = False
-
-    def headers(self, extra: Mapping[str, str]) -> dict[str, str | bytes]:
-        """Start an attempt: the caller's headers, the event-stream ones, and ``Last-Event-ID`` if there is one."""
-        self.attempts += 1
-        self.delivered = False
-        return {**extra, **sse_headers(self.last_event_id)}
-
-    def open(self, response: httpx.Response) -> SSEParser | None:
-        """A new parser for a good response; ``None`` for a 204; raise for anything else."""
-        if response.status_code == 204:
-            return None
-        kind = media_type(response)
-        if response.status_code != 200 or kind != "text/event-stream":
-            raise ConnectionFailed(str(response.url), response.status_code, kind)
-        return SSEParser(self.profile, last_event_id=self.last_event_id, **self.parser_options)
-
-    def items(self, parser: SSEParser, chunk: bytes) -> Iterator[Item]:
-        """The items ``chunk`` completes, remembered as handed over."""
-        try:
-            found = parser.feed(chunk)
-        except SSEError as err:  # the events before the error still reach the caller, then the error
-            yield from self._hand_over(err.events)
-            raise
-        yield from self._remember(parser, found)
-
-    def finish(self, parser: SSEParser) -> Iterator[Item]:
-        """What the end of the body completes. An end inside a character or an
-        event is a drop in either profile (``strict`` raises at ``close()``; at
-        the end, a ``DecodeError`` is a cut character): the partial event is
-        discarded, the server sends it again."""
-        try:
-            found = parser.close()
-        except (IncompleteStream, DecodeError) as err:
-            found = err.events
-        yield from self._remember(parser, found)
-
-    def _remember(self, parser: SSEParser, found: list) -> Iterator[Item]:
-        """Hand ``found`` over, then keep the parser's ID and ``retry`` for the next connection.
-
-        An event's ``retry`` is the stream's, whichever connection set it: the
-        parser of a later connection has not seen it, the client has.
-        """
-        yield from self._hand_over(found)
-        self.last_event_id = parser.last_event_id
-        if parser.retry is not None:
-            self.reconnection_ms = self.stream_retry = parser.retry
-
-    def _hand_over(self, found: list) -> Iterator[Item]:
-        """Yield each item, remembering each event's ID as it goes (the caller may stop at any one)."""
-        for item in found:
-            if isinstance(item, Event):
-                if item.retry is None and self.stream_retry is not None:  # set on an earlier connection
-                    item = replace(item, retry=self.stream_retry)
-                self.last_event_id = item.last_event_id
-                self.delivered = True
-            yield item
-
-    def next_delay(self, *, now: bool = False) -> float | None:
-        """Seconds to wait before reconnecting (at most :data:`MAX_WAIT_MS`), or ``None`` when reconnecting is over."""
-        if self.max_reconnects is not None and self.attempts > self.max_reconnects:
-            return None
-        self.failures = 0 if self.delivered or now else self.failures + 1
-        if now:
-            return 0.0
-        waited = (
-            self.reconnection_ms if self.backoff is None else self.backoff.delay_ms(self.reconnection_ms, self.failures)
-        )
-        return min(waited, MAX_WAIT_MS) / 1000
 
 
 def why_ended(error: Exception | None) -> str:
@@ -296,7 +172,9 @@ def why_ended(error: Exception | None) -> str:
     raise error  # a parser error, ConnectionFailed, or a bug: not the network's
 
 
-def request_body(content: bytes | str | None, json: Any, headers: Mapping[str, str]) -> tuple[bytes | None, dict]:
+def request_body(
+    content: bytes | str | None, json: Any, headers: Mapping[str, str]
+) -> tuple[bytes | None, dict[str, str]]:
     """The body to send (the same bytes on every reconnection) and the headers it needs."""
     headers = dict(headers)
     if json is not None:
@@ -304,7 +182,21 @@ def request_body(content: bytes | str | None, json: Any, headers: Mapping[str, s
             raise ValueError("give content= or json=, not both")
         headers.setdefault("Content-Type", "application/json")
         return jsonlib.dumps(json).encode("utf-8"), headers
+    if content is not None and not isinstance(content, (bytes, str)):
+        raise TypeError(f"content must be bytes or str, got {content!r}")
     return (content.encode("utf-8") if isinstance(content, str) else content), headers
+
+
+def checked_url(url: object) -> str:
+    """Refuse a URL the client could never fetch, now rather than at the first request."""
+    check_type("url", url, (str, httpx.URL))
+    try:
+        parsed = httpx.URL(cast("str | httpx.URL", url))
+    except httpx.InvalidURL as err:
+        raise ValueError(f"url is not a URL: {url!r} ({err})") from None
+    if parsed.scheme not in ("http", "https"):
+        raise ValueError(f"url must be http or https, got {url!r}")
+    return str(url)
 
 
 @functools.cache
@@ -315,18 +207,26 @@ def tls_context() -> ssl.SSLContext:
 
 
 def own_client_options() -> dict[str, Any]:
-    """For an httpx client of the client's own: only the codings it undoes itself, and
-    no connection kept for reuse (each request connects anew, so the socket is
-    always known, and a close or restart can cut it even before the response)."""
-    return {
-        "headers": {"Accept-Encoding": ACCEPT_ENCODING},
-        "limits": httpx.Limits(max_keepalive_connections=0),
-        "verify": tls_context(),
-    }
+    """For an httpx client of the client's own: no connection kept for reuse (each
+    request connects anew, so the socket is always known, and a close or restart
+    can cut it even before the response)."""
+    return {"limits": httpx.Limits(max_keepalive_connections=0), "verify": tls_context()}
 
 
-class _ClientBase:
-    """The options and state both clients share; the subclasses do the I/O."""
+def shut_down(sock: socket.socket) -> None:
+    """Shut a socket down: a read blocked on it, for the head or the body, returns at once
+    (closing it would not)."""
+    with suppress(OSError):  # already closed
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def running_now(generator: object) -> bool:
+    """Whether a thread or task is inside ``generator`` now (not suspended at a yield)."""
+    return bool(getattr(generator, "gi_running", False) or getattr(generator, "ag_running", False))
+
+
+class _ClientBase(ABC):
+    """The options both clients share, and their steps that do no I/O; the subclasses do the I/O."""
 
     def __init__(
         self,
@@ -339,6 +239,7 @@ class _ClientBase:
         profile: str = "browser",
         last_event_id: str = "",
         reconnection_ms: float = INITIAL_RECONNECTION_MS,
+        min_reconnection_ms: float = MIN_RECONNECTION_MS,
         backoff: Backoff | None = None,
         max_reconnects: int | None = None,
         read_timeout: float | None = None,
@@ -347,136 +248,153 @@ class _ClientBase:
         max_line_chars: int | None = None,
         max_event_chars: int | None = None,
     ) -> None:
-        self.url = url
+        self.url = checked_url(url)
+        check_type("method", method, str)
+        check_type("headers", headers or {}, Mapping)
+        check_type("comments", comments, bool)
+        check_type("notices", notices, bool)
         self.method = method
         self.body, self.extra_headers = request_body(content, json, headers or {})
-        self.timeout = httpx.Timeout(CONNECT_TIMEOUT, read=read_timeout)
+        read = None if read_timeout is None else check_number("read_timeout", read_timeout, positive=True)
+        self.timeout = httpx.Timeout(CONNECT_TIMEOUT, read=read)
         self.notices = notices
         options: dict[str, Any] = {"comments": comments}
         if max_line_chars is not None:
             options["max_line_chars"] = max_line_chars
         if max_event_chars is not None:
             options["max_event_chars"] = max_event_chars
-        self.state = ResumeState(
+        self.core = ReconnectCore(
             profile=profile,
             last_event_id=last_event_id,
             reconnection_ms=reconnection_ms,
+            min_reconnection_ms=min_reconnection_ms,
             backoff=backoff,
             max_reconnects=max_reconnects,
             parser_options=options,
+            wake=self._wake,
         )
-        #: Why iterating ended: "204", "max_reconnects", "closed", or None while it may go on.
-        self.ended: str | None = None
-        self.closed = False
-        self.restarting = False
-        self.restart_from: str | None = None
-        self.lock = threading.Lock()  # between the loop, recording its socket, and a cut from elsewhere
-        self.socket: Any = None  # the socket of the current connection, as httpcore reports it
+
+    @abstractmethod
+    def _wake(self) -> None:
+        """End the loop's current wait, whatever it waits for, so that it asks the core again."""
 
     @property
     def last_event_id(self) -> str:
         """The ID the next connection sends as ``Last-Event-ID``."""
-        return self.state.last_event_id
+        return self.core.last_event_id
 
     @property
     def reconnection_ms(self) -> float:
         """The reconnection time: the stream's last ``retry``, else the initial value."""
-        return self.state.reconnection_ms
+        return self.core.reconnection_ms
 
     @property
     def attempts(self) -> int:
-        """How many connections this client has tried so far (reset by ``restart()``)."""
-        return self.state.attempts
+        """How many connections this client has tried so far (reset by ``restart()`` after the end)."""
+        return self.core.attempts
+
+    @property
+    def ended(self) -> str | None:
+        """Why iterating ended: "204", "max_reconnects", "closed", or None while it may go on."""
+        return self.core.ended
+
+    @property
+    def closed(self) -> bool:
+        return self.core.closed
 
     def restart(self, last_event_id: str | None = None) -> None:
         """Beyond the standard: cut the connection now, idle or not, and reconnect at
         once (optionally from another ID); the items of a chunk already read are
         delivered first. After a 204 or the last reconnection, iterating again
-        starts anew (``max_reconnects`` counted afresh)."""
-        if self.closed:
-            raise RuntimeError("this client is closed; create a new one")
-        self.restart_from = last_event_id
-        self.restarting = True
-        if self.ended is not None:  # over: iterating again starts with a fresh max_reconnects
-            self.ended = None
-            self.state.attempts = 0
-        self._interrupt()
+        starts anew (``max_reconnects`` counted afresh). Any thread may call it."""
+        self.core.restart(last_event_id)
 
-    def _stop(self) -> None:
-        """Mark the client closed and cut its connection (the loop, wherever it is, ends)."""
-        self.closed = True
-        self.ended = self.ended or "closed"
-        self._interrupt()
-
-    def _interrupt(self) -> None:
-        """End a wait, and shut the current connection's socket down: a read blocked
-        on it, for the head or the body, returns at once (closing it would not)."""
-        self.wake.set()
-        with self.lock:
-            sock = self.socket
-        if sock is not None:
-            with suppress(OSError):  # already closed
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def _connected(self, name: str, info: dict[str, Any]) -> None:
-        """httpcore's trace: keep each new connection's socket as it connects."""
-        if name in ("connection.connect_tcp.complete", "connection.connect_unix_socket.complete"):
-            self._keep(info["return_value"])
-
-    def _keep(self, stream: Any) -> None:
-        """Keep the socket of httpcore's network ``stream``, and cut it if a close or a
-        restart came meanwhile (none is reported for a connection reused from the
-        pool of a caller's ``client=``, until its response arrives)."""
-        if stream is None:
-            return
-        with self.lock:
-            self.socket = stream.get_extra_info("socket")
-        if self.closed or self.restarting:
-            self._interrupt()
-
-    def _request(self, trace: Callable[..., Any]) -> dict[str, Any]:
+    def _request_options(self, headers: dict[str, str | bytes], trace: Callable[..., Any]) -> dict[str, Any]:
+        """What ``build_request`` takes for one connection (the caller's client adds its own defaults)."""
         return {
             "method": self.method,
             "url": self.url,
-            "headers": self.state.headers(self.extra_headers),
+            "headers": headers,
             "content": self.body,
             "timeout": self.timeout,
-            "follow_redirects": True,
             "extensions": {"trace": trace},
         }
 
-    def _opened(self, response: httpx.Response) -> SSEParser | None:
-        """The response's parser, or None after a 204."""
-        self._keep(response.extensions.get("network_stream"))
-        parser = self.state.open(response)
-        if parser is None:
-            self.ended = "204"
-        return parser
+    def _connected(self, connection: int, name: str, info: dict[str, Any]) -> None:
+        """httpcore's trace: keep each new connection's socket as it connects."""
+        if name in ("connection.connect_tcp.complete", "connection.connect_unix_socket.complete"):
+            self._keep(connection, info["return_value"])
 
-    def _stop_reading(self) -> bool:
-        return self.closed or self.restarting
+    def _keep(self, connection: int, stream: Any) -> None:
+        """Give the core the cut of httpcore's network ``stream`` (none is reported for a
+        connection reused from the pool of a caller's ``client=`` until its response arrives)."""
+        sock = None if stream is None else stream.get_extra_info("socket")
+        if sock is not None:
+            self.core.attach(connection, functools.partial(shut_down, sock))
+
+    def _opened(self, connection: int, response: httpx.Response) -> Body | None:
+        """The response's body to read, or None after a 204."""
+        self._keep(connection, response.extensions.get("network_stream"))
+        codings = codings_of(response.headers.get_list("content-encoding", split_commas=True))
+        return self.core.open(str(response.url), response.status_code, media_type(response), codings)
+
+    def _read(self, body: Body, raw: bytes, request: httpx.Request, *, final: bool = False) -> Iterator[Item]:
+        """The items of one raw read of the body (``final``: with what the codings held back)."""
+        data, failure = body.decode(raw, final=final)
+        yield from self.core.items(body, data)
+        if failure is not None:  # what decoded before the corrupt byte was handed over first
+            raise httpx.DecodingError(failure, request=request)
 
     def _after_connection(self, error: Exception | None) -> Reconnecting | None:
         """What follows a connection that ``error`` ended (``None``: the body ended):
         the reconnection's notice, or None to end (why, in ``ended``). Raises an
-        error that reconnecting would not cure; after a close, nothing does."""
-        if self.closed or self.ended is not None:
-            self.ended = self.ended or "closed"
-            return None
-        reason = "restart" if self.restarting else why_ended(error)
-        delay = self.state.next_delay(now=self.restarting)
-        self._take_restart()
-        if delay is None:
-            self.ended = "max_reconnects"
-            return None
-        return Reconnecting(reason, delay, self.state.last_event_id, self.state.attempts + 1, error)
+        error that reconnecting would not cure, unless a close or restart cut it."""
+        cut = self.core.interrupted() or self.core.ended is not None  # the error, if any, is the cut's
+        reason = "restart" if cut else why_ended(error)
+        return self.core.after_connection(reason, error)
 
-    def _take_restart(self) -> None:
-        """Apply a pending ``restart()``: its ID, if it gave one; the flag is spent."""
-        self.wake.clear()
-        if self.restart_from is not None:
-            self.state.last_event_id = self.restart_from
-        self.restarting, self.restart_from = False, None
+
+class Sending:
+    """A request sent by a thread of its own, so that the loop's wait for its response
+    can be cut; a response that comes after the loop stopped waiting is closed."""
+
+    def __init__(self, http: httpx.Client, request: httpx.Request, wake: Callable[[], None]) -> None:
+        self.lock = threading.Lock()
+        self.outcome: httpx.Response | BaseException | None = None
+        self.left = False
+        threading.Thread(target=self._send, args=(http, request, wake), daemon=True).start()
+
+    def _send(self, http: httpx.Client, request: httpx.Request, wake: Callable[[], None]) -> None:
+        try:
+            outcome: httpx.Response | BaseException = http.send(request, stream=True, follow_redirects=True)
+        except BaseException as err:  # the loop raises it, or sorts it as a drop
+            outcome = err
+        with self.lock:
+            left = self.left
+            self.outcome = outcome
+        if left and isinstance(outcome, httpx.Response):
+            outcome.close()
+        wake()
+
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    def drop(self) -> None:
+        """The loop waits no more (an interrupt): the response is closed, now or when it comes."""
+        with self.lock:
+            outcome = self.outcome
+            self.left = True
+        if isinstance(outcome, httpx.Response):
+            outcome.close()
+
+    def take(self) -> httpx.Response | None:
+        """The response (or raise the error); ``None`` if it has not come: it is left to close itself."""
+        with self.lock:
+            outcome = self.outcome
+            self.left = outcome is None
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
 
 
 class EventSourceClient(_ClientBase):
@@ -490,11 +408,15 @@ class EventSourceClient(_ClientBase):
         sleep: Callable[[float], Any] | None = None,
         **options: Any,
     ) -> None:
+        if client is not None:
+            check_type("client", client, httpx.Client)
+        if sleep is not None and not callable(sleep):
+            raise TypeError(f"sleep must be callable, got {sleep!r}")
+        self.signal = threading.Condition()  # notified by close() and restart(), and when a response comes
         super().__init__(url, **options)
         self.owns_client = client is None  # ours to close; one given by the caller is not
         self.http: httpx.Client = client if client is not None else httpx.Client(**own_client_options())
         self.sleep = sleep
-        self.wake = threading.Event()  # set by close() and restart(): the wait ends at once
         self.running: Callable[[], Generator[Item, None, None] | None] = lambda: None
 
     def __enter__(self) -> EventSourceClient:
@@ -505,22 +427,29 @@ class EventSourceClient(_ClientBase):
 
     def __iter__(self) -> Iterator[Item]:
         previous = self.running()
-        if previous is not None:  # a loop still held somewhere: one connection at a time
-            previous.close()
-        events = self.events()
+        if running_now(previous):
+            raise RuntimeError(ONE_AT_A_TIME)
+        events = self._events(previous)
         self.running = weakref.ref(events)  # weak: a loop left with break frees it, and its connection
         return events
 
-    def events(self) -> Generator[Item, None, None]:
+    def _events(self, previous: Generator[Item, None, None] | None) -> Generator[Item, None, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``close()``."""
+        if previous is not None:  # an earlier iterator, suspended: it ends here
+            try:
+                previous.close()
+            except ValueError:  # resumed by another thread meanwhile
+                raise RuntimeError(ONE_AT_A_TIME) from None
         try:
-            while not self.closed and self.ended is None:
-                self._take_restart()  # a restart() between two loops, or during the wait
+            while (begun := self.core.begin(self.extra_headers)) is not None:
+                connection, headers = begun
                 error = None
                 try:
-                    yield from self._one_connection()
+                    yield from self._one_connection(connection, headers)
                 except Exception as err:  # sorted below: a drop, a refusal, or an error to raise
                     error = err
+                finally:
+                    self.core.detach(connection)
                 notice = self._after_connection(error)
                 if notice is None:
                     break
@@ -529,29 +458,52 @@ class EventSourceClient(_ClientBase):
                 if notice.delay:
                     self._wait(notice.delay)
         finally:
-            if self.closed and self.owns_client:  # closed from another thread: the loop closes it as it ends
+            if self.core.closed and self.owns_client:  # closed from another thread: the loop closes it as it ends
                 self.http.close()
+
+    def _wake(self) -> None:
+        with self.signal:
+            self.signal.notify_all()
+
+    def _wait_until(self, done: Callable[[], bool], seconds: float | None) -> None:
+        """Wait until ``done()``, a close or a restart, or ``seconds`` passed (no wake-up is lost:
+        the core's state is read under the lock its wake-up takes)."""
+        with self.signal:
+            self.signal.wait_for(lambda: done() or self.core.interrupted(), seconds)
 
     def _wait(self, seconds: float) -> None:
         if self.sleep is not None:
             self.sleep(seconds)
         else:
-            self.wake.wait(seconds)
+            self._wait_until(lambda: False, seconds)
 
-    def _one_connection(self) -> Iterator[Item]:
-        with self.http.stream(**self._request(self._connected)) as response:
-            parser = self._opened(response)
-            if parser is None:
+    def _one_connection(self, connection: int, headers: dict[str, str | bytes]) -> Iterator[Item]:
+        trace = functools.partial(self._connected, connection)
+        sending = Sending(self.http, self.http.build_request(**self._request_options(headers, trace)), self._wake)
+        try:
+            self._wait_until(sending.done, None)
+        except BaseException:  # KeyboardInterrupt, say: nothing reads the response
+            sending.drop()
+            raise
+        response = sending.take()
+        if response is None:  # cut while connecting or waiting for the head
+            return
+        try:
+            body = self._opened(connection, response)
+            if body is None:
                 return
-            for chunk in body_chunks(response):
-                yield from self.state.items(parser, chunk)
-                if self._stop_reading():
+            for raw in response.iter_raw():
+                yield from self._read(body, raw, response.request)
+                if self.core.stop_reading():
                     return
-            yield from self.state.finish(parser)
+            yield from self._read(body, b"", response.request, final=True)
+            yield from self.core.finish(body)
+        finally:
+            response.close()
 
     def close(self) -> None:
         """End iterating and close the connection (and the httpx client, if it is ours); any thread may call it."""
-        self._stop()
+        self.core.close()
         running = self.running()
         if running is not None:
             try:
@@ -573,11 +525,16 @@ class AsyncEventSourceClient(_ClientBase):
         sleep: Callable[[float], Awaitable[Any]] | None = None,
         **options: Any,
     ) -> None:
+        if client is not None:
+            check_type("client", client, httpx.AsyncClient)
+        if sleep is not None and not callable(sleep):
+            raise TypeError(f"sleep must be callable, got {sleep!r}")
+        self.signal = asyncio.Event()  # set by aclose() and restart(), and when a response comes
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop that iterates, once it does
         super().__init__(url, **options)
         self.owns_client = client is None  # ours to close; one given by the caller is not
         self.http: httpx.AsyncClient = client if client is not None else httpx.AsyncClient(**own_client_options())
         self.sleep = sleep
-        self.wake = asyncio.Event()  # set by aclose() and restart(): the wait ends at once
         self.running: Callable[[], AsyncGenerator[Item, None] | None] = lambda: None
 
     async def __aenter__(self) -> AsyncEventSourceClient:
@@ -586,23 +543,34 @@ class AsyncEventSourceClient(_ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def __aiter__(self) -> AsyncIterator[Item]:
-        events = self.events()
+    def __aiter__(self) -> AsyncGenerator[Item, None]:
+        previous = self.running()
+        if running_now(previous):
+            raise RuntimeError(ONE_AT_A_TIME)
+        events = self._events(previous)
         self.running = weakref.ref(events)  # weak: a loop left with break is finalised by the event loop
         return events
 
-    async def events(self) -> AsyncGenerator[Item, None]:
+    async def _events(self, previous: AsyncGenerator[Item, None] | None) -> AsyncGenerator[Item, None]:
         """Every event of every connection, until a 204, ``max_reconnects``, or ``aclose()``."""
+        self.loop = asyncio.get_running_loop()
+        if previous is not None:  # an earlier iterator, suspended: it ends here
+            try:
+                await previous.aclose()
+            except RuntimeError:  # resumed by another task meanwhile
+                raise RuntimeError(ONE_AT_A_TIME) from None
         try:
-            while not self.closed and self.ended is None:
-                self._take_restart()  # a restart() between two loops, or during the wait
+            while (begun := self.core.begin(self.extra_headers)) is not None:
+                connection, headers = begun
                 error = None
                 try:
-                    async with aclosing(self._one_connection()) as items:  # closed at once, not when collected
+                    async with aclosing(self._one_connection(connection, headers)) as items:
                         async for item in items:
                             yield item
                 except Exception as err:  # sorted below: a drop, a refusal, or an error to raise
                     error = err
+                finally:
+                    self.core.detach(connection)
                 notice = self._after_connection(error)
                 if notice is None:
                     break
@@ -611,36 +579,82 @@ class AsyncEventSourceClient(_ClientBase):
                 if notice.delay:
                     await self._wait(notice.delay)
         finally:
-            if self.closed and self.owns_client:  # closed from another task: the loop closes it as it ends
+            if self.core.closed and self.owns_client:  # closed from another task: the loop closes it as it ends
                 await self.http.aclose()
+
+    def _wake(self) -> None:
+        """Set the event in the loop's own thread (``restart()`` may come from another thread)."""
+        loop = self.loop
+        if loop is None:
+            self.signal.set()
+            return
+        with suppress(RuntimeError):  # the loop is closed: nothing waits
+            loop.call_soon_threadsafe(self.signal.set)
+
+    async def _wait_until(self, done: Callable[[], bool], seconds: float | None) -> None:
+        """Wait until ``done()``, a close or a restart, or ``seconds`` passed (no wake-up is lost:
+        the event is cleared before the state is read, and set only after it changed)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if seconds is None else loop.time() + seconds
+        while True:
+            self.signal.clear()
+            left = None if deadline is None else deadline - loop.time()
+            if done() or self.core.interrupted() or (left is not None and left <= 0):
+                return
+            with suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.signal.wait(), left)
 
     async def _wait(self, seconds: float) -> None:
         if self.sleep is not None:
             await self.sleep(seconds)
         else:
-            with suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), seconds)
+            await self._wait_until(lambda: False, seconds)
 
-    async def _traced(self, name: str, info: dict[str, Any]) -> None:
-        self._connected(name, info)
+    async def _traced(self, connection: int, name: str, info: dict[str, Any]) -> None:
+        self._connected(connection, name, info)
 
-    async def _one_connection(self) -> AsyncIterator[Item]:
-        async with self.http.stream(**self._request(self._traced)) as response:
-            parser = self._opened(response)
-            if parser is None:
+    async def _send(self, request: httpx.Request) -> httpx.Response | None:
+        """The response, from a task of its own so that the wait for it can be cut; ``None`` if it was."""
+        sending = asyncio.ensure_future(self.http.send(request, stream=True, follow_redirects=True))
+        sending.add_done_callback(self._sent)
+        try:
+            await self._wait_until(sending.done, None)
+        finally:
+            if not sending.done():  # cut, or this task cancelled: httpx closes what it opened
+                sending.cancel()
+        return sending.result() if sending.done() else None
+
+    def _sent(self, sending: asyncio.Future[httpx.Response]) -> None:
+        """Wake the wait; an error of a send no one waits for any more is taken, not logged."""
+        self.signal.set()
+        if not sending.cancelled():
+            sending.exception()
+
+    async def _one_connection(self, connection: int, headers: dict[str, str | bytes]) -> AsyncGenerator[Item, None]:
+        trace = functools.partial(self._traced, connection)
+        response = await self._send(self.http.build_request(**self._request_options(headers, trace)))
+        if response is None:  # cut while connecting or waiting for the head
+            return
+        try:
+            body = self._opened(connection, response)
+            if body is None:
                 return
-            async with aclosing(abody_chunks(response)) as chunks:
-                async for chunk in chunks:
-                    for item in self.state.items(parser, chunk):
+            async with aclosing(cast(AsyncGenerator[bytes, None], response.aiter_raw())) as raws:
+                async for raw in raws:
+                    for item in self._read(body, raw, response.request):
                         yield item
-                    if self._stop_reading():
+                    if self.core.stop_reading():
                         return
-            for item in self.state.finish(parser):
+            for item in self._read(body, b"", response.request, final=True):
                 yield item
+            for item in self.core.finish(body):
+                yield item
+        finally:
+            await response.aclose()
 
     async def aclose(self) -> None:
         """End iterating and close the connection (and the httpx client, if it is ours)."""
-        self._stop()
+        self.core.close()
         running = self.running()
         if running is not None:
             try:

@@ -15,6 +15,9 @@ from .errors import DecodeError
 BOM = "\ufeff"
 BOM_BYTES = BOM.encode()
 
+#: What a parser's ``feed`` takes: bytes, or a bytes-like object (copied as ``bytes``).
+Chunk = bytes | bytearray | memoryview
+
 
 def bom_length(start: bytes | bytearray) -> int | None:
     """How many of the stream's first bytes are the BOM: 3 or 0, or None while

@@ -9,7 +9,11 @@ before the failure in ``events``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # only for the annotations: events.py imports this module
+    from .events import Comment, Event
 
 #: Defaults sized for LLM token streams: a token event is a few hundred
 #: characters, a tool call or a final message may be a few hundred kilobytes.
@@ -27,7 +31,15 @@ class SSEError(ValueError):
     def __init__(self, message: str, completed: Any = None) -> None:
         super().__init__(message)
         self.completed = completed
-        self.events: list = []
+        self.events: list[Event | Comment] = []
+
+    def complete(self, completed: Any) -> None:
+        """Say what the raising layer finished before the failure (text, lines or events)."""
+        self.completed = completed
+
+    def carry(self, events: Sequence[Event | Comment]) -> None:
+        """Carry ``events``, completed before the failure, ahead of those already carried."""
+        self.events = [*events, *self.events]
 
 
 class DecodeError(SSEError):
@@ -62,7 +74,7 @@ class LineTooLong(ParseLimitError):
 class EventTooLarge(ParseLimitError):
     """An event's data has more than ``max_event_chars`` characters."""
 
-    def __init__(self, limit: int, completed: list | None = None) -> None:
+    def __init__(self, limit: int, completed: list[Event | Comment] | None = None) -> None:
         super().__init__(f"event data longer than max_event_chars={limit}", limit, completed or [])
 
 

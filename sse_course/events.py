@@ -11,6 +11,7 @@ colon means the whole line is the name and the value is empty). Known fields:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .errors import DEFAULT_MAX_EVENT_CHARS, EventTooLarge, IncompleteStream, check_limit
 
@@ -45,6 +46,11 @@ class Comment:
 
     text: str
 
+
+#: What a parser's ``feed`` and ``close`` return: ``Event`` items, or with
+#: ``comments=True`` ``Event`` and ``Comment`` items (``SSEParser[Event]``,
+#: ``SSEParser[Event | Comment]``).
+Item = TypeVar("Item", bound="Event | Comment")
 
 _new = object.__new__
 
@@ -141,7 +147,7 @@ class EventAssembler:
             try:
                 event = self.feed_line(line)
             except EventTooLarge as err:
-                err.completed = events
+                err.complete(events)
                 raise
             if event is not None:
                 events.append(event)

@@ -1,5 +1,7 @@
 """The httpx edge: a streaming httpx response into ``iter_events`` / ``aiter_events``.
 
+Needs httpx (``pip install 'sse-course[httpx]'``); the parser modules do not.
+
 httpx is the HTTP client this edge is written for, and the only module of the
 package that imports it; the parser modules never do. It stays thin on
 purpose: httpx's own ``client.stream(...)`` opens the response, its
@@ -11,31 +13,49 @@ through :func:`body_chunks` instead, which undoes gzip and deflate itself so
 that a corrupt byte loses nothing decoded before it.) (``iter_raw()`` would hand the parser
 compressed bytes: ``DecodeError: invalid UTF-8 at byte 1: b'\\x8b'`` on gzip.)::
 
-    with httpx.Client() as client, client.stream("GET", url, headers=sse_headers()) as response:
-        for event in iter_sse(response):
+    with httpx.Client() as client, connect_sse(client, "GET", url) as source:
+        for event in source.iter_sse():
             ...
 
-    async with httpx.AsyncClient() as client, client.stream("GET", url, headers=sse_headers()) as response:
-        async for event in aiter_sse(response):
+    async with httpx.AsyncClient() as client, aconnect_sse(client, "GET", url) as source:
+        async for event in source.aiter_sse():
             ...
+
+``connect_sse`` is ``client.stream(...)`` with :func:`sse_headers` added to the
+request's headers; with a stream of your own, ``iter_sse(response)`` does the rest.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncIterator, Iterator
-from contextlib import suppress
-from typing import Any
+from contextlib import asynccontextmanager, contextmanager, suppress
+from typing import Any, Literal, Protocol, overload
 
-import httpx
+try:
+    import httpx
+except ModuleNotFoundError as missing:  # say which extra brings it
+    if missing.name != "httpx":
+        raise
+    raise ModuleNotFoundError(
+        "sse_course's httpx edge (iter_sse, connect_sse, the reconnecting client) needs httpx: "
+        "pip install 'sse-course[httpx]'",
+        name="httpx",
+    ) from missing
 
-from .events import Event
+from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS
+from .events import Comment, Event
 from .parser import aiter_events, iter_events
+from .profiles import DEFAULT_PROFILE
 
 
 class NotAnEventStream(ValueError):
     """The response is not a 200 ``text/event-stream``; the standard's client
     fails the connection in that case rather than parse it."""
+
+
+#: The headers every event-stream request carries (a browser's ``EventSource`` sends both).
+SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
 
 
 def sse_headers(last_event_id: str = "") -> dict[str, str | bytes]:
@@ -45,7 +65,7 @@ def sse_headers(last_event_id: str = "") -> dict[str, str | bytes]:
     ends (a header value cannot begin or end with them), so the server receives
     ``x`` for the ID ``" x "``.
     """
-    headers: dict[str, str | bytes] = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+    headers: dict[str, str | bytes] = {**SSE_HEADERS}
     if last_event_id:
         headers["Last-Event-ID"] = last_event_id.strip(" \t").encode("utf-8")
     return headers
@@ -53,7 +73,8 @@ def sse_headers(last_event_id: str = "") -> dict[str, str | bytes]:
 
 def media_type(response: httpx.Response) -> str:
     """The response's media type, lower-cased, without parameters (``; charset=utf-8``)."""
-    return response.headers.get("content-type", "").split(";")[0].strip().lower()
+    content_type: str = response.headers.get("content-type", "")
+    return content_type.split(";")[0].strip().lower()
 
 
 def check_event_stream(response: httpx.Response) -> None:
@@ -64,16 +85,209 @@ def check_event_stream(response: httpx.Response) -> None:
         raise NotAnEventStream(f"expected 200 text/event-stream from {response.url}, got {got}")
 
 
-def iter_sse(response: httpx.Response, **options: Any) -> Iterator[Event]:
-    """The events of a streaming response: ``response.iter_bytes()`` (decoded) into ``iter_events``."""
+@overload
+def iter_sse(
+    response: httpx.Response,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: Literal[False] = False,
+) -> Iterator[Event]: ...
+
+
+@overload
+def iter_sse(
+    response: httpx.Response,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool,
+) -> Iterator[Event | Comment]: ...
+
+
+def iter_sse(
+    response: httpx.Response,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool = False,
+) -> Iterator[Event | Comment]:
+    """The events of a streaming response: ``response.iter_bytes()`` (decoded) into
+    ``iter_events``, with its options; refused unless a 200 ``text/event-stream``."""
     check_event_stream(response)
-    return iter_events(response.iter_bytes(), **options)
+    return iter_events(
+        response.iter_bytes(),
+        profile=profile,
+        max_line_chars=max_line_chars,
+        max_event_chars=max_event_chars,
+        last_event_id=last_event_id,
+        comments=comments,
+    )
 
 
-def aiter_sse(response: httpx.Response, **options: Any) -> AsyncIterator[Event]:
+@overload
+def aiter_sse(
+    response: httpx.Response,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: Literal[False] = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
+def aiter_sse(
+    response: httpx.Response,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool,
+) -> AsyncIterator[Event | Comment]: ...
+
+
+def aiter_sse(
+    response: httpx.Response,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool = False,
+) -> AsyncIterator[Event | Comment]:
     """Async twin of :func:`iter_sse`: ``response.aiter_bytes()`` into ``aiter_events``."""
     check_event_stream(response)
-    return aiter_events(response.aiter_bytes(), **options)
+    return aiter_events(
+        response.aiter_bytes(),
+        profile=profile,
+        max_line_chars=max_line_chars,
+        max_event_chars=max_event_chars,
+        last_event_id=last_event_id,
+        comments=comments,
+    )
+
+
+class EventSource:
+    """One open event-stream response, as :func:`connect_sse` / :func:`aconnect_sse`
+    yield it: ``iter_sse()`` / ``aiter_sse()`` read it (with :func:`iter_sse`'s options)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+
+    @overload
+    def iter_sse(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: Literal[False] = False,
+    ) -> Iterator[Event]: ...
+
+    @overload
+    def iter_sse(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool,
+    ) -> Iterator[Event | Comment]: ...
+
+    def iter_sse(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool = False,
+    ) -> Iterator[Event | Comment]:
+        """The response's events (:func:`iter_sse`)."""
+        return iter_sse(
+            self.response,
+            profile=profile,
+            max_line_chars=max_line_chars,
+            max_event_chars=max_event_chars,
+            last_event_id=last_event_id,
+            comments=comments,
+        )
+
+    @overload
+    def aiter_sse(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: Literal[False] = False,
+    ) -> AsyncIterator[Event]: ...
+
+    @overload
+    def aiter_sse(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool,
+    ) -> AsyncIterator[Event | Comment]: ...
+
+    def aiter_sse(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool = False,
+    ) -> AsyncIterator[Event | Comment]:
+        """The response's events, async (:func:`aiter_sse`)."""
+        return aiter_sse(
+            self.response,
+            profile=profile,
+            max_line_chars=max_line_chars,
+            max_event_chars=max_event_chars,
+            last_event_id=last_event_id,
+            comments=comments,
+        )
+
+
+def with_sse_headers(options: dict[str, Any]) -> dict[str, Any]:
+    """``client.stream``'s keyword arguments, the caller's headers added over :data:`SSE_HEADERS`."""
+    headers = httpx.Headers(SSE_HEADERS)
+    headers.update(options.pop("headers", None) or {})
+    return {**options, "headers": headers}
+
+
+@contextmanager
+def connect_sse(client: httpx.Client, method: str, url: str | httpx.URL, **kwargs: Any) -> Iterator[EventSource]:
+    """``client.stream(method, url, **kwargs)`` with the event-stream request headers
+    (the caller's ``headers=`` added over them), as an :class:`EventSource`."""
+    with client.stream(method, url, **with_sse_headers(kwargs)) as response:
+        yield EventSource(response)
+
+
+@asynccontextmanager
+async def aconnect_sse(
+    client: httpx.AsyncClient, method: str, url: str | httpx.URL, **kwargs: Any
+) -> AsyncIterator[EventSource]:
+    """Async twin of :func:`connect_sse`."""
+    async with client.stream(method, url, **with_sse_headers(kwargs)) as response:
+        yield EventSource(response)
 
 
 #: The content codings the reconnecting client asks for and undoes itself (see :class:`Inflater`).
@@ -111,7 +325,13 @@ class Inflater:
         return self.zlib.flush()
 
 
-def salvage(inflater: Any, raw: bytes) -> bytes:
+class Decompressor(Protocol):
+    """What :func:`salvage` needs of a ``zlib.decompressobj()``."""
+
+    def decompress(self, data: bytes, /) -> bytes: ...
+
+
+def salvage(inflater: Decompressor, raw: bytes) -> bytes:
     """What ``raw`` decodes to up to its first corrupt byte (byte by byte: only after a failure)."""
     decoded = []
     with suppress(zlib.error):

@@ -21,53 +21,89 @@ not returned yet. After an error or ``close()`` the parser is spent.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, Literal, NoReturn, Protocol, cast, overload
 
-from .decoding import Utf8Decoder
-from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, ParserClosed, SSEError
-from .events import Event, EventAssembler
+from .decoding import Chunk, Utf8Decoder
+from .errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, SSEError
+from .events import Comment, Event, EventAssembler, Item
+from .feeding import Lifecycle, as_chunk
 from .lines import LineSplitter
 from .profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
-__all__ = ["PROFILES", "LayeredSSEParser", "Lifecycle", "as_chunk"]
+__all__ = ["PROFILES", "Assembler", "Decoder", "LayeredSSEParser", "Splitter"]
 
 #: A huge chunk is fed to the layers in slices of this many bytes, so a limit
 #: fires before the rest of the chunk is decoded and buffered.
 SLICE_BYTES = 64 * 1024
 
 
-def as_chunk(chunk: Any) -> bytes:
-    """Accept bytes-like chunks as exact ``bytes`` (a subclass is copied, so no
-    overridden method runs); refuse text and anything else by type name."""
-    if chunk.__class__ is bytes:
-        return chunk
-    if isinstance(chunk, (bytes, bytearray, memoryview)):
-        return bytes(chunk)
-    raise TypeError(f"a chunk must be bytes, got {type(chunk).__name__}")
+class Decoder(Protocol):
+    """The first stage, bytes -> text (:class:`~sse_course.decoding.Utf8Decoder`)."""
+
+    def feed(self, chunk: bytes) -> str: ...
+
+    def close(self) -> str: ...
 
 
-class Lifecycle:
-    """Whether a parser still takes input, and why not: after ``close()`` or an
-    error it is spent, and says so instead of parsing on from a broken state."""
+class Splitter(Protocol):
+    """The second stage, text -> lines (:class:`~sse_course.lines.LineSplitter`)."""
 
-    def __init__(self) -> None:
-        self.spent_because: str | None = None
+    def feed(self, text: str) -> list[str]: ...
 
-    def refuse_if_spent(self) -> None:
-        if self.spent_because is not None:
-            raise ParserClosed(f"this parser takes no more input: {self.spent_because}; create a new one")
-
-    def fail(self, err: SSEError, events: list) -> NoReturn:
-        """Spend the parser on ``err``, which carries ``events`` (completed before it) first."""
-        self.spent_because = f"it raised {type(err).__name__}: {err}"
-        err.events = events + err.events
-        raise err
+    def close(self) -> list[str]: ...
 
 
-class LayeredSSEParser:
+class Assembler(Protocol):
+    """The third stage, lines -> events (:class:`~sse_course.events.EventAssembler`),
+    and the stream state the parser reports from it."""
+
+    @property
+    def last_event_id(self) -> str: ...
+
+    @property
+    def retry(self) -> int | None: ...
+
+    def feed(self, lines: list[str]) -> Sequence[Event | Comment]: ...
+
+    def close(self) -> Sequence[Event | Comment]: ...
+
+
+class LayeredSSEParser(Generic[Item]):
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, through
-    three stage objects (``decoder``, ``splitter``, ``assembler``) one step at a time."""
+    three stage objects (``decoder``, ``splitter``, ``assembler``) one step at a time.
+
+    ``LayeredSSEParser[Event]`` unless built with ``comments=True`` or an
+    ``assembler`` of the caller's: then its events may include ``Comment`` items.
+    """
+
+    @overload
+    def __init__(
+        self: LayeredSSEParser[Event],
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: Literal[False] = False,
+        decoder: Decoder | None = None,
+        splitter: Splitter | None = None,
+        assembler: None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: LayeredSSEParser[Event | Comment],
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool = False,
+        decoder: Decoder | None = None,
+        splitter: Splitter | None = None,
+        assembler: Assembler | None = None,
+    ) -> None: ...
 
     def __init__(
         self,
@@ -77,9 +113,9 @@ class LayeredSSEParser:
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
         last_event_id: str = "",
         comments: bool = False,
-        decoder: Any = None,
-        splitter: Any = None,
-        assembler: Any = None,
+        decoder: Decoder | None = None,
+        splitter: Splitter | None = None,
+        assembler: Assembler | None = None,
     ) -> None:
         """``last_event_id``: the ID the stream starts with (a resumed stream's);
         ``comments``: report comment lines as :class:`~sse_course.events.Comment`;
@@ -88,18 +124,18 @@ class LayeredSSEParser:
         only to the stages built here)."""
         rules = get_profile(profile)
         self.profile = profile
-        self.decoder = decoder or Utf8Decoder(rules.decode_errors)
-        self.splitter = splitter or LineSplitter(max_line_chars, rules.incomplete_is_error)
-        self.assembler = assembler or EventAssembler(
+        self.decoder: Decoder = decoder or Utf8Decoder(rules.decode_errors)
+        self.splitter: Splitter = splitter or LineSplitter(max_line_chars, rules.incomplete_is_error)
+        self.assembler: Assembler = assembler or EventAssembler(
             max_event_chars, rules.incomplete_is_error, last_event_id=last_event_id, comments=comments
         )
-        self._stages = (self.decoder, self.splitter, self.assembler)
+        self._stages: tuple[Decoder, Splitter, Assembler] = (self.decoder, self.splitter, self.assembler)
         self._life = Lifecycle()
 
     @property
     def spent(self) -> bool:
         """True once ``close()`` was called or an error was raised."""
-        return self._life.spent_because is not None
+        return self._life.spent
 
     @property
     def last_event_id(self) -> str:
@@ -111,12 +147,12 @@ class LayeredSSEParser:
         """The reconnection time (ms) the stream asked for, if it did."""
         return self.assembler.retry
 
-    def feed(self, chunk: bytes) -> list[Event]:
+    def feed(self, chunk: Chunk) -> list[Item]:
         """Return the events this chunk completes (possibly none), and its comments
         if asked for."""
         chunk = as_chunk(chunk)
         self._refuse_if_spent()
-        events: list[Event] = []
+        events: list[Item] = []
         try:
             for start in range(0, len(chunk), SLICE_BYTES):
                 events += self._push(0, chunk[start : start + SLICE_BYTES])
@@ -124,25 +160,30 @@ class LayeredSSEParser:
             self._fail(err, events)
         return events
 
-    def close(self) -> list[Event]:
+    def close(self) -> list[Item]:
         """End of stream: return what the end completes; the parser is then spent."""
         self._refuse_if_spent()
-        self._life.spent_because = "close() was called"
-        events: list[Event] = []
+        self._life.close()
+        events: list[Item] = []
         try:
-            for level, stage in enumerate(self._stages):
-                events += self._through(level, stage.close)
+            for level, close in enumerate((self.decoder.close, self.splitter.close, self.assembler.close)):
+                events += self._through(level, close)
         except SSEError as err:
             self._fail(err, events)
         return events
 
-    def _push(self, level: int, value: Any) -> list[Event]:
-        """Feed ``value`` to the stage at ``level`` and its output on down; return events."""
-        if level == len(self._stages):
-            return value
-        return self._through(level, lambda: self._stages[level].feed(value))
+    def _push(self, level: int, value: Any) -> list[Item]:
+        """Feed ``value`` to the stage at ``level`` and its output on down; return events.
 
-    def _through(self, level: int, produce: Callable[[], Any]) -> list[Event]:
+        ``value`` is what the stage above produced (bytes, text, lines, or at the
+        bottom the events), so its type is the level's: ``Any`` here.
+        """
+        if level == len(self._stages):
+            return cast("list[Item]", value)
+        stage: Any = self._stages[level]
+        return self._through(level, lambda: stage.feed(value))
+
+    def _through(self, level: int, produce: Callable[[], Any]) -> list[Item]:
         """Run one step of the stage at ``level``; push its output down the rest.
 
         When the step fails, what the stage completed before the failure still
@@ -152,11 +193,12 @@ class LayeredSSEParser:
         try:
             output = produce()
         except SSEError as err:
-            err.events = [] if err.completed is None else self._push(level + 1, err.completed)
+            if err.completed is not None:
+                err.carry(self._push(level + 1, err.completed))
             raise
         return self._push(level + 1, output)
 
-    def _fail(self, err: SSEError, events: list[Event]) -> NoReturn:
+    def _fail(self, err: SSEError, events: list[Item]) -> NoReturn:
         self._life.fail(err, events)
 
     def _refuse_if_spent(self) -> None:

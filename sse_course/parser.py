@@ -43,9 +43,9 @@ from __future__ import annotations
 
 from codecs import utf_8_decode
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, NoReturn
+from typing import Any, Generic, Literal, NoReturn, overload
 
-from .decoding import bom_length
+from .decoding import Chunk, bom_length
 from .errors import (
     DEFAULT_MAX_EVENT_CHARS,
     DEFAULT_MAX_LINE_CHARS,
@@ -56,8 +56,18 @@ from .errors import (
     SSEError,
     check_limit,
 )
-from .events import Comment, Event, check_event_id, data_size, id_accepted, make_event, parse_retry, split_field
-from .layered import Lifecycle, as_chunk
+from .events import (
+    Comment,
+    Event,
+    Item,
+    check_event_id,
+    data_size,
+    id_accepted,
+    make_event,
+    parse_retry,
+    split_field,
+)
+from .feeding import Lifecycle, as_chunk
 from .lines import LINE_END
 from .profiles import DEFAULT_PROFILE, get_profile
 
@@ -76,8 +86,11 @@ PIECE_BYTES = 64 * 1024
 LONG_LINE_BYTES = 4096
 
 
-class SSEParser:
+class SSEParser(Generic[Item]):
     """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, exact and fast.
+
+    ``SSEParser[Event]``, or with ``comments=True`` ``SSEParser[Event | Comment]``:
+    the type says whether ``feed`` and ``close`` may return ``Comment`` items.
 
     The same contract as LayeredSSEParser, feed by feed: constructor, ``feed``,
     ``close``, ``profile``, ``last_event_id``, ``retry`` (reading it changes
@@ -88,32 +101,55 @@ class SSEParser:
 
     __slots__ = (
         "profile",
-        "_errors",
+        "_decode_errors",
         "_incomplete_is_error",
-        "_max_line",
-        "_max_event",
+        "_max_line_chars",
+        "_max_event_chars",
         "_comments",
-        "_life",
+        "_lifecycle",
         # the unfinished line: its text so far (a long line), then its bytes not yet decoded
-        "_head",
-        "_head_chars",
-        "_head_data",
-        "_held",
-        "_gate",
-        "_room",
-        "_at_rest",
-        "_offset",
-        "_cr",
-        "_at_start",
+        "_long_line_text",
+        "_long_line_chars",
+        "_long_line_is_data",
+        "_held_bytes",
+        "_lines_held",
+        "_plain_chunk_type",
+        "_max_held",
+        "_max_held_between_events",
+        "_held_offset",
+        "_after_cr",
+        "_bom_possible",
         # the event being built, and what lives across events
-        "_data",
+        "_data_values",
         "_data_chars",
-        "_type",
-        "_id",
-        "_last_id",
+        "_event_type",
+        "_id_buffer",
+        "_last_event_id",
         "_retry",
         "_in_block",
     )
+
+    @overload
+    def __init__(
+        self: SSEParser[Event],
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: Literal[False] = False,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: SSEParser[Event | Comment],
+        profile: str = DEFAULT_PROFILE,
+        *,
+        max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        last_event_id: str = "",
+        comments: bool,
+    ) -> None: ...
 
     def __init__(
         self,
@@ -128,44 +164,53 @@ class SSEParser:
         ``comments``: report comment lines as :class:`~sse_course.events.Comment`."""
         rules = get_profile(profile)
         self.profile = profile
-        self._errors = rules.decode_errors
+        self._decode_errors = rules.decode_errors
         self._incomplete_is_error = rules.incomplete_is_error
-        self._max_line = check_limit("max_line_chars", max_line_chars)
-        self._max_event = check_limit("max_event_chars", max_event_chars)
-        self._id = self._last_id = check_event_id(last_event_id)
+        self._max_line_chars = check_limit("max_line_chars", max_line_chars)
+        self._max_event_chars = check_limit("max_event_chars", max_event_chars)
+        self._id_buffer = self._last_event_id = check_event_id(last_event_id)
         self._comments = comments
-        self._life = Lifecycle()
-        self._head = ""  # the unfinished line's text so far, once it was long (less "data: " if _head_data)
-        self._head_chars = 0  # the characters of the unfinished line in _head ("data: " counted)
-        self._head_data = False  # _head is a data line's value
-        self._held = bytearray()  # the unfinished line's bytes not yet decoded
-        self._at_rest = self._room = min(
-            self._max_line, self._max_event, PIECE_BYTES
+        self._lifecycle = Lifecycle()
+        self._long_line_text = ""  # a long unfinished line's text so far (its value if a data line)
+        self._long_line_chars = 0  # the characters of the unfinished line in _long_line_text ("data: " counted)
+        self._long_line_is_data = False  # _long_line_text is a data line's value
+        self._held_bytes = bytearray()  # the unfinished line's bytes not yet decoded
+        self._lines_held = False  # a chunk with a line end was held whole: complete lines may be held
+        self._max_held_between_events = self._max_held = min(
+            self._max_line_chars, self._max_event_chars, PIECE_BYTES
         )  # held bytes allowed before a look
-        self._offset = 0  # the stream offset of the first held byte
-        self._cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
-        self._at_start = True  # a BOM may still come
-        self._gate = True  # the common case of feed() does not apply: at the start, or spent
-        self._data: list[str] = []  # the event's data values (a value may hold several lines)
+        self._held_offset = 0  # the stream offset of the first held byte
+        self._after_cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
+        self._bom_possible = True  # a BOM may still come
+        # the chunk type feed()'s common case takes: bytes, or None while the next feed takes the
+        # careful road (at the stream's start, after a CR that ended the held bytes, once spent)
+        self._plain_chunk_type: type[bytes] | None = None
+        self._data_values: list[str] = []  # the event's data values (a value may hold several lines)
         self._data_chars = 0
-        self._type = ""
+        self._event_type = ""
         self._retry: int | None = None
         self._in_block = False  # a field line came since the last blank line
 
     @property
     def last_event_id(self) -> str:
         """The ID a reconnecting client sends as ``Last-Event-ID`` (committed at dispatch)."""
-        return self._last_id
+        return self._last_event_id
 
     @property
     def retry(self) -> int | None:
         """The reconnection time (ms) the stream asked for, if it did: the complete
         lines held go through the field rules first, so it is never stale."""
-        if not self._gate:
-            self._catch_up([], quiet=True)  # no blank line is held, so no event comes of it
+        if self._lines_held and not self._lifecycle.spent:
+            self._take_held_lines([], quiet=True)  # no blank line is held, so no event comes of it
         return self._retry
 
-    def feed(self, chunk: bytes) -> list[Event | Comment]:
+    @overload
+    def feed(self: SSEParser[Event], chunk: Chunk) -> list[Event]: ...
+
+    @overload
+    def feed(self, chunk: Chunk) -> list[Event | Comment]: ...
+
+    def feed(self, chunk: Chunk) -> list[Any]:  # the overloads say what comes; the body builds Event | Comment
         """Return the events this chunk completes (possibly none), and its comments
         if asked for.
 
@@ -173,63 +218,76 @@ class SSEParser:
         chunk's work: the chunk is held unless it may complete a blank line (the
         only line that dispatches an event): two line ends in a row, on the bytes.
         """
-        if chunk.__class__ is not bytes or self._gate or len(chunk) > PIECE_BYTES:
-            return self._feed_other(chunk)
-        if self._cr and chunk:
-            self._cr = False
-            if chunk[0] == LF:  # the LF of a CRLF split between chunks
-                chunk = chunk[1:]
-                self._offset += 1
-        held = self._held
+        if chunk.__class__ is not self._plain_chunk_type or len(chunk) > PIECE_BYTES:
+            return self._feed_carefully(chunk)
+        held = self._held_bytes
         if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
             if (
                 len(chunk) > LONG_LINE_BYTES  # not searched for a blank line: it may hold a long line
-                or chunk.find(b"\n\n") >= 0  # not ``in``: that first tries the bytes as an int, and fails slowly
-                or (CR in chunk and (chunk.find(b"\r\r") >= 0 or chunk.find(b"\n\r") >= 0))
+                or (  # an empty line inside the chunk (its first may only end the held line)
+                    chunk.splitlines().count(b"") > (chunk[0] == LF or chunk[0] == CR)  # one pass, all three line ends
+                    if CR in chunk
+                    else chunk.find(b"\n\n") >= 0  # not ``in``: that first tries the bytes as an int, and fails slowly
+                )
                 or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
                 or self._comments  # a comment is reported by the feed that ends its line
-                or self._head_chars  # a long line ends
+                or self._long_line_chars  # a long line ends
             ):
-                return self._cut(chunk)
+                return self._take_complete_lines(chunk)
+            self._lines_held = True
         held += chunk  # a bytearray: a long line fed a byte at a time stays linear
-        if len(held) <= self._room:
+        if len(held) <= self._max_held:
             return []
         events: list[Event | Comment] = []
         try:
-            self._grown(events)
+            self._held_passed_max(events)
         except SSEError as err:
             self._fail(err, events)
         return events
 
-    def close(self) -> list[Event | Comment]:
+    @overload
+    def close(self: SSEParser[Event]) -> list[Event]: ...
+
+    @overload
+    def close(self) -> list[Event | Comment]: ...
+
+    def close(self) -> list[Any]:  # as for feed
         """End of stream: an unfinished line or event is an error (strict) or
         dropped; the parser is then spent."""
-        self._life.refuse_if_spent()
-        self._gate = True
-        self._life.spent_because = "close() was called"
+        self._lifecycle.refuse_if_spent()
+        self._plain_chunk_type = None
+        self._lifecycle.close()
         events: list[Event | Comment] = []
         try:
-            self._end(events)
+            self._end_of_stream(events)
         except SSEError as err:
-            self._life.fail(err, events)
+            self._lifecycle.fail(err, events)
         return events
 
     def _fail(self, err: SSEError, events: list[Event | Comment]) -> NoReturn:
-        self._gate = True
-        self._life.fail(err, events)
+        self._plain_chunk_type = None
+        self._lifecycle.fail(err, events)
 
-    def _feed_other(self, chunk: Any) -> list[Event | Comment]:
+    def _feed_carefully(self, chunk: Any) -> list[Event | Comment]:
         """What the common case does not take: a chunk that is not exactly ``bytes``
-        (a subclass is copied), a spent parser, a huge chunk, the stream's first bytes."""
+        (a subclass is copied), a spent parser, a huge chunk, the stream's first bytes,
+        a chunk after a CR that ended the held bytes."""
         chunk = as_chunk(chunk)
-        self._life.refuse_if_spent()
+        self._lifecycle.refuse_if_spent()
         if len(chunk) > PIECE_BYTES:
-            return self._slices(chunk)
-        if self._at_start:
-            return self._start(chunk)
+            return self._feed_in_pieces(chunk)
+        if self._bom_possible:
+            return self._stream_start(chunk)
+        if self._after_cr:
+            if not chunk:
+                return []
+            self._after_cr, self._plain_chunk_type = False, bytes
+            if chunk[0] == LF:  # the LF of a CRLF split between chunks
+                chunk = chunk[1:]
+                self._held_offset += 1
         return self.feed(chunk)
 
-    def _slices(self, chunk: bytes) -> list[Event | Comment]:
+    def _feed_in_pieces(self, chunk: bytes) -> list[Event | Comment]:
         """A huge chunk, fed in slices of PIECE_BYTES: a limit fires before the rest
         of the chunk is copied and decoded."""
         events: list[Event | Comment] = []
@@ -237,27 +295,27 @@ class SSEParser:
             try:
                 events += self.feed(chunk[start : start + PIECE_BYTES])
             except SSEError as err:
-                err.events = events + err.events
+                err.carry(events)
                 raise
         return events
 
-    def _start(self, chunk: bytes) -> list[Event | Comment]:
+    def _stream_start(self, chunk: bytes) -> list[Event | Comment]:
         """The stream's first bytes: a BOM there is dropped, however it was split."""
-        held = self._held
+        held = self._held_bytes
         held += chunk
         skip = bom_length(held)
         if skip is None:  # two bytes or fewer, a BOM's start: nothing can be decoded yet
             return []
-        self._at_start = self._gate = False
-        self._offset = skip
+        self._bom_possible, self._plain_chunk_type = False, bytes
+        self._held_offset = skip
         first = bytes(held[skip:])
         held.clear()
         return self.feed(first)
 
-    def _cut(self, chunk: bytes) -> list[Event | Comment]:
+    def _take_complete_lines(self, chunk: bytes) -> list[Event | Comment]:
         """The held bytes and ``chunk``, through its last line end, go through the field
         rules; the unfinished line after it is held."""
-        held = self._held
+        held = self._held_bytes
         end = (
             max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) if CR in chunk else chunk.rfind(b"\n")
         ) + 1  # after the last line end
@@ -266,7 +324,7 @@ class SSEParser:
         try:
             if held:
                 held += chunk
-                self._held = held[-rest:] if rest else bytearray()
+                self._held_bytes = held[-rest:] if rest else bytearray()
                 if rest:
                     del held[-rest:]
                 block: bytes | bytearray = held
@@ -274,106 +332,110 @@ class SSEParser:
                 block = chunk[:end] if rest else chunk
                 if rest:
                     held += chunk[end:]
-            self._cr = not rest and chunk[-1] == CR
-            self._lines(block, events)
-            if rest > self._room:
-                self._look()
+            if not rest and chunk[-1] == CR:
+                self._after_cr, self._plain_chunk_type = True, None
+            self._lines_held = False
+            self._complete_lines(block, events)
+            if rest > self._max_held:
+                self._decode_unfinished_line()
         except SSEError as err:
             self._fail(err, events)
         return events
 
-    def _catch_up(self, events: list[Event | Comment], *, quiet: bool = False) -> None:
+    def _take_held_lines(self, events: list[Event | Comment], *, quiet: bool = False) -> None:
         """The complete lines held (no blank line among them) go through the field rules;
         ``quiet``: only those before a line with invalid UTF-8, which a later feed reports."""
-        held = self._held
+        held = self._held_bytes
         end = max(held.rfind(b"\n"), held.rfind(b"\r")) + 1
         if quiet and end:
             try:
-                held[:end].decode("utf-8", self._errors)
+                held[:end].decode("utf-8", self._decode_errors)
             except UnicodeDecodeError as err:
                 end = max(held.rfind(b"\n", 0, err.start), held.rfind(b"\r", 0, err.start)) + 1
+        self._lines_held = False  # those after an invalid byte give nothing new until more lines come
         if end:
             block = held[:end]
             del held[:end]
-            self._cr = not held and block[-1] == CR
-            self._lines(block, events)
+            if not held and block[-1] == CR:
+                self._after_cr, self._plain_chunk_type = True, None
+            self._complete_lines(block, events)
 
     # --- the unfinished line -------------------------------------------------------
 
-    def _grown(self, events: list[Event | Comment]) -> None:
+    def _held_passed_max(self, events: list[Event | Comment]) -> None:
         """The held bytes passed the room: the complete lines held go through the
         field rules (they may pass a limit), and the unfinished line gets a look."""
-        self._catch_up(events)
-        if len(self._held) > self._room:
-            self._look()
+        self._take_held_lines(events)
+        if len(self._held_bytes) > self._max_held:
+            self._decode_unfinished_line()
 
-    def _look(self) -> None:
+    def _decode_unfinished_line(self) -> None:
         """Decode the held bytes (an unfinished line) onto the line's text (a split
         character waits), then count the line in characters against its limit. A
         data line's text is its value, so a long value is never sliced from a copy."""
-        held = self._held
+        held = self._held_bytes
         try:
-            text, used = utf_8_decode(held, self._errors, False)
+            text, used = utf_8_decode(held, self._decode_errors, False)
         except UnicodeDecodeError as err:
-            self._invalid_held(err, err.start)
-        if not self._head_chars and text.startswith("data: "):
-            self._head, self._head_data = text[6:], True
+            self._invalid_in_held(err, err.start)
+        if not self._long_line_chars and text.startswith("data: "):
+            self._long_line_text, self._long_line_is_data = text[6:], True
         else:
-            self._extend_head(text)
-        self._head_chars += len(text)
+            self._extend_long_line(text)
+        self._long_line_chars += len(text)
         del held[:used]
-        self._offset += used
-        if self._head_chars > self._max_line:
-            raise LineTooLong(self._max_line)
-        self._set_room()
+        self._held_offset += used
+        if self._long_line_chars > self._max_line_chars:
+            raise LineTooLong(self._max_line_chars)
+        self._set_max_held()
 
-    def _set_room(self) -> int:
+    def _set_max_held(self) -> int:
         """How many bytes may be held before a look: a character takes at least one
         byte, so while they fit, no line and no event can pass its limit. A long
         line's room grows with its text (an eighth of it), so the text grows in
         steps of at least 1.125x: a few copies of the line in all, even where
         ``realloc`` copies each time, and at most an eighth more held beside it."""
-        self._room = min(
-            self._max_line - self._head_chars,
-            self._max_event - self._data_chars,
-            max(PIECE_BYTES, self._head_chars >> 3),
+        self._max_held = min(
+            self._max_line_chars - self._long_line_chars,
+            self._max_event_chars - self._data_chars,
+            max(PIECE_BYTES, self._long_line_chars >> 3),
         )
-        return self._room
+        return self._max_held
 
-    def _extend_head(self, text: str) -> None:
+    def _extend_long_line(self, text: str) -> None:
         """Append ``text`` to the line's text in place: with no other reference to it,
         ``+=`` resizes the string instead of copying it (CPython), so a long line is
         held once. Every append goes through this one ``+=``, which runs often
         enough for the interpreter to specialise it."""
-        head = self._head
-        self._head = ""
+        head = self._long_line_text
+        self._long_line_text = ""
         head += text
-        self._head = head
+        self._long_line_text = head
 
-    def _invalid_held(self, err: UnicodeDecodeError, at: int) -> NoReturn:
-        """Invalid UTF-8 ``at`` bytes into the held ones (see _invalid)."""
-        self._invalid(err, at - err.start, self._held[:at].decode("utf-8"))
+    def _invalid_in_held(self, err: UnicodeDecodeError, at: int) -> NoReturn:
+        """Invalid UTF-8 ``at`` bytes into the held ones (see _raise_invalid)."""
+        self._raise_invalid(err, at - err.start, self._held_bytes[:at].decode("utf-8"))
 
-    def _invalid(self, err: UnicodeDecodeError, at: int, partial: str) -> NoReturn:
+    def _raise_invalid(self, err: UnicodeDecodeError, at: int, partial: str) -> NoReturn:
         """Invalid UTF-8 ``at`` + ``err.start`` bytes after the offset, inside a line that
         begins with ``partial`` (after the text held): that text still counts against
         the line's limit, since it comes first in the stream; then DecodeError."""
-        if self._head_chars + len(partial) > self._max_line:
-            raise LineTooLong(self._max_line)
+        if self._long_line_chars + len(partial) > self._max_line_chars:
+            raise LineTooLong(self._max_line_chars)
         bad = bytes(err.object[err.start : err.end])
-        raise DecodeError(self._offset + at + err.start, bad, err.reason, partial)
+        raise DecodeError(self._held_offset + at + err.start, bad, err.reason, partial)
 
-    def _end(self, events: list[Event | Comment]) -> None:
+    def _end_of_stream(self, events: list[Event | Comment]) -> None:
         """close(): the unfinished line's last bytes are decoded as the stream's last;
         then the profile says whether an unfinished line or event is an error."""
-        self._catch_up(events)
+        self._take_held_lines(events)
         try:
-            text = self._held.decode("utf-8", self._errors)
+            text = self._held_bytes.decode("utf-8", self._decode_errors)
         except UnicodeDecodeError as err:
-            self._invalid_held(err, err.start)
-        chars = self._head_chars + len(text)
-        if chars > self._max_line:
-            raise LineTooLong(self._max_line)
+            self._invalid_in_held(err, err.start)
+        chars = self._long_line_chars + len(text)
+        if chars > self._max_line_chars:
+            raise LineTooLong(self._max_line_chars)
         if self._incomplete_is_error and chars:
             raise IncompleteStream.inside_line(chars)
         if self._incomplete_is_error and self._in_block:
@@ -381,64 +443,65 @@ class SSEParser:
 
     # --- complete lines ------------------------------------------------------------
 
-    def _lines(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
+    def _complete_lines(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
         """The lines of ``block``, which ends with a line end, onto ``events``: cut into
         blocks at blank lines on the bytes, each decoded once."""
-        if self._head_chars or len(block) > LONG_LINE_BYTES:
+        if self._long_line_chars or len(block) > LONG_LINE_BYTES:
             block = self._long_lines(block, events)
-        if len(block) > self._max_line:  # a line may pass the limit: counted one by one
+        if len(block) > self._max_line_chars:  # a line may pass the limit: counted one by one
             return self._line_by_line(block, events, 0)
-        normal = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if CR in block else block
+        normal = block if CR not in block else b"\n".join([*block.splitlines(), b""])  # one pass, not two ``replace``
         blocks = normal.split(b"\n\n")  # each: lines, then a blank line
         rest = blocks.pop()  # lines after the last blank line, each ending in LF
-        errors, done = self._errors, 0
+        errors, done = self._decode_errors, 0
         try:
             for lines in blocks:
                 if (
                     lines.startswith(b"data: ")
                     and LF not in lines
-                    and not self._data
-                    and len(lines) - 6 <= self._max_event
+                    and not self._data_values
+                    and len(lines) - 6 <= self._max_event_chars
                 ):
                     value = lines[6:].decode("utf-8", errors)
-                    self._last_id = self._id  # one data line, then a blank line: the standard's dispatch
-                    events.append(make_event(self._type, value, self._id, self._retry))
-                    self._type, self._in_block = "", False
+                    self._last_event_id = self._id_buffer  # one data line, then a blank line: the standard's dispatch
+                    events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
+                    if self._in_block:  # else no field came since the last blank line: nothing to reset
+                        self._event_type, self._in_block = "", False
                 else:
-                    self._take(lines, events)
+                    self._take_block(lines, events)
                     self._dispatch(events)
                 done += 1
             if rest:
-                self._take(rest[:-1], events)
+                self._take_block(rest[:-1], events)
         except UnicodeDecodeError:  # in the block ``done``, before it changed anything
             return self._line_by_line(block, events, sum(lines.count(b"\n") + 2 for lines in blocks[:done]))
-        self._offset += len(block)
-        self._room = self._set_room() if self._data_chars else self._at_rest
+        self._held_offset += len(block)
+        self._max_held = self._set_max_held() if self._data_chars else self._max_held_between_events
 
-    def _take(self, lines: bytes | bytearray, events: list[Event | Comment]) -> None:
+    def _take_block(self, lines: bytes | bytearray, events: list[Event | Comment]) -> None:
         """Lines joined by LF: a run of ``data: `` lines that ends them is one value,
         joined by LF in one C-level ``replace``; other lines one by one. Everything
         is decoded before anything changes."""
-        errors = self._errors
+        errors = self._decode_errors
         if lines.startswith(b"data: "):
             start = 0
         elif not (start := lines.find(b"\ndata: ") + 1):
-            return self._each(lines.decode("utf-8", errors), events)
+            return self._field_lines(lines.decode("utf-8", errors), events)
         run = lines[start:] if start else lines
         value = run[6:].replace(b"\ndata: ", b"\n")
         if len(run) - 6 - len(value) != 6 * run.count(b"\n"):  # a line of the run is not a data line
-            return self._each(lines.decode("utf-8", errors), events)
+            return self._field_lines(lines.decode("utf-8", errors), events)
         before, text = lines[: max(start - 1, 0)].decode("utf-8", errors), value.decode("utf-8", errors)
         if start:
-            self._each(before, events)
+            self._field_lines(before, events)
         self._in_block = True
         self._add_data(text)
 
-    def _each(self, lines: str, events: list[Event | Comment]) -> None:
+    def _field_lines(self, lines: str, events: list[Event | Comment]) -> None:
         for line in lines.split("\n"):
-            self._line(line, events)
+            self._field_line(line, events)
 
-    def _line(self, line: str, events: list[Event | Comment]) -> None:
+    def _field_line(self, line: str, events: list[Event | Comment]) -> None:
         """One line, by the standard's rules (``EventAssembler.feed_line`` on this parser's state)."""
         if not line:
             return self._dispatch(events)
@@ -451,36 +514,36 @@ class SSEParser:
         if name == "data":
             self._add_data(value)
         elif name == "event":
-            self._type = value
+            self._event_type = value
         elif name == "id":
             if id_accepted(value):
-                self._id = value
+                self._id_buffer = value
         elif name == "retry":
             retry = parse_retry(value)
             if retry is not None:
                 self._retry = retry
 
     def _add_data(self, value: str) -> None:
-        size = data_size(self._data_chars, bool(self._data), value)
-        if size > self._max_event:
-            raise EventTooLarge(self._max_event)
-        self._data.append(value)
+        size = data_size(self._data_chars, bool(self._data_values), value)
+        if size > self._max_event_chars:
+            raise EventTooLarge(self._max_event_chars)
+        self._data_values.append(value)
         self._data_chars = size
 
     def _dispatch(self, events: list[Event | Comment]) -> None:
         """A blank line: commit the ID; an event if there is data."""
-        self._last_id = self._id
-        if self._data:
-            data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
-            events.append(make_event(self._type, data, self._id, self._retry))
-            self._data, self._data_chars = [], 0
-        self._type, self._in_block = "", False
+        self._last_event_id = self._id_buffer
+        if self._data_values:
+            data = self._data_values[0] if len(self._data_values) == 1 else "\n".join(self._data_values)
+            events.append(make_event(self._event_type, data, self._id_buffer, self._retry))
+            self._data_values, self._data_chars = [], 0
+        self._event_type, self._in_block = "", False
 
     def _long_lines(self, block: bytes | bytearray, events: list[Event | Comment]) -> bytes | bytearray:
         """The long lines that start ``block`` (the first may end one whose text is
         held), each taken alone; returns the rest of the block."""
         start = 0
-        while self._head_chars or (
+        while self._long_line_chars or (
             len(block) - start > LONG_LINE_BYTES and line_end(block, start) - start > LONG_LINE_BYTES
         ):
             start = self._end_long_line(block, start, events)
@@ -492,21 +555,21 @@ class SSEParser:
         end = line_end(block, start)
         after = end + 2 if block[end] == CR and block[end + 1 : end + 2] == b"\n" else end + 1
         try:
-            text = block[start:after].decode("utf-8", self._errors)  # with the line end: as the stream decodes
+            text = block[start:after].decode("utf-8", self._decode_errors)  # with the line end: as the stream decodes
         except UnicodeDecodeError as err:
-            self._invalid(err, 0, bytes(block[start : start + err.start]).decode("utf-8"))
-        self._offset += after - start
+            self._raise_invalid(err, 0, bytes(block[start : start + err.start]).decode("utf-8"))
+        self._held_offset += after - start
         text = text[: end - after]
-        if self._head_chars + len(text) > self._max_line:
-            raise LineTooLong(self._max_line)
-        self._extend_head(text)
-        line, self._head = self._head, ""
-        if self._head_data:
+        if self._long_line_chars + len(text) > self._max_line_chars:
+            raise LineTooLong(self._max_line_chars)
+        self._extend_long_line(text)
+        line, self._long_line_text = self._long_line_text, ""
+        if self._long_line_is_data:
             self._in_block = True
             self._add_data(line)
         else:
-            self._line(line, events)
-        self._head_chars, self._head_data = 0, False
+            self._field_line(line, events)
+        self._long_line_chars, self._long_line_is_data = 0, False
         return after
 
     def _line_by_line(self, block: bytes | bytearray, events: list[Event | Comment], skip: int) -> None:
@@ -514,18 +577,18 @@ class SSEParser:
         limit: one line at a time (after the first ``skip``, already done), so that
         the first failure in the stream is the one raised."""
         try:
-            text, bad = block.decode("utf-8", self._errors), None
+            text, bad = block.decode("utf-8", self._decode_errors), None
         except UnicodeDecodeError as err:
             text, bad = bytes(block[: err.start]).decode("utf-8"), err
         *lines, partial = LINE_END.split(text)
         for line in lines[skip:]:
-            if len(line) > self._max_line:
-                raise LineTooLong(self._max_line)
-            self._line(line, events)
+            if len(line) > self._max_line_chars:
+                raise LineTooLong(self._max_line_chars)
+            self._field_line(line, events)
         if bad is not None:
-            self._invalid(bad, 0, partial)
-        self._offset += len(block)
-        self._set_room()
+            self._raise_invalid(bad, 0, partial)
+        self._held_offset += len(block)
+        self._set_max_held()
 
 
 def line_end(block: bytes | bytearray, start: int) -> int:
@@ -535,12 +598,51 @@ def line_end(block: bytes | bytearray, start: int) -> int:
     return lf if cr < 0 or 0 <= lf < cr else cr
 
 
-def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
-    """Parse an iterable of byte chunks (e.g. ``response.iter_bytes()``).
+@overload
+def iter_events(
+    chunks: Iterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: Literal[False] = False,
+) -> Iterator[Event]: ...
+
+
+@overload
+def iter_events(
+    chunks: Iterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool,
+) -> Iterator[Event | Comment]: ...
+
+
+def iter_events(
+    chunks: Iterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool = False,
+) -> Iterator[Event | Comment]:
+    """Parse an iterable of byte chunks (e.g. ``response.iter_bytes()``), with
+    :class:`SSEParser`'s options; ``Comment`` items come only with ``comments=True``.
 
     On error, the events it carries are yielded first, then the error is raised.
     """
-    parser = SSEParser(**options)
+    parser = SSEParser(
+        profile=profile,
+        max_line_chars=max_line_chars,
+        max_event_chars=max_event_chars,
+        last_event_id=last_event_id,
+        comments=comments,
+    )
     try:
         for chunk in chunks:
             yield from parser.feed(chunk)
@@ -550,9 +652,47 @@ def iter_events(chunks: Iterable[bytes], **options: Any) -> Iterator[Event]:
         raise
 
 
-async def aiter_events(chunks: AsyncIterable[bytes], **options: Any) -> AsyncIterator[Event]:
+@overload
+def aiter_events(
+    chunks: AsyncIterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: Literal[False] = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
+def aiter_events(
+    chunks: AsyncIterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool,
+) -> AsyncIterator[Event | Comment]: ...
+
+
+async def aiter_events(
+    chunks: AsyncIterable[bytes],
+    profile: str = DEFAULT_PROFILE,
+    *,
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    last_event_id: str = "",
+    comments: bool = False,
+) -> AsyncIterator[Event | Comment]:
     """Async twin of :func:`iter_events` (e.g. ``response.aiter_bytes()``)."""
-    parser = SSEParser(**options)
+    parser = SSEParser(
+        profile=profile,
+        max_line_chars=max_line_chars,
+        max_event_chars=max_event_chars,
+        last_event_id=last_event_id,
+        comments=comments,
+    )
     try:
         async for chunk in chunks:
             for event in parser.feed(chunk):

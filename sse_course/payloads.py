@@ -52,6 +52,10 @@ class PayloadError(ValueError):
         self.event = event
         self.payloads: list[Any] = []
 
+    def carry(self, payloads: list[Any]) -> None:
+        """Carry ``payloads``, completed by the same ``feed()`` before the failure."""
+        self.payloads = payloads
+
 
 def parse_json(event: Event, index: int) -> Any:
     """Parse one event's data as JSON, or raise PayloadError saying where."""
@@ -95,7 +99,7 @@ class JSONPayloads:
             try:
                 payload = self._payload(event, index)
             except PayloadError as err:
-                err.payloads = payloads
+                err.carry(payloads)
                 raise
             if payload is not _SKIP:
                 payloads.append(payload)

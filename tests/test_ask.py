@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fold_asks
 import pytest
 
 from sse_course.classroom.ask import Question, ask, render_feedback, render_static
@@ -37,3 +38,19 @@ def test_the_widget_carries_its_static_drawing_for_the_book() -> None:
 def test_a_malformed_question_is_refused(choices: tuple[str, ...], answer: int) -> None:
     with pytest.raises(ValueError):
         Question("q", choices, answer, "why")
+
+
+def test_every_ask_cell_folds_its_source_in_jupyterlab_and_on_the_book() -> None:
+    """The call holds the answer: a learner must see the question, not the code."""
+    stale = {
+        str(path.name): cells for path in fold_asks.notebooks() if (cells := fold_asks.unfolded(path, write=False))
+    }
+    assert stale == {}, f"run python tools/fold_asks.py: {stale}"
+
+
+def test_the_fold_check_finds_an_ask_cell_left_open() -> None:
+    cell = {"cell_type": "code", "metadata": {}, "source": "from x import ask\nask('q', ['a', 'b'], 0, 'why')"}
+    assert fold_asks.is_ask_cell(cell) and not fold_asks.is_folded(cell)
+    fold_asks.fold(cell)
+    assert fold_asks.is_folded(cell)
+    assert not fold_asks.is_ask_cell({"cell_type": "code", "source": "answer = ask('q', ['a', 'b'], 0, 'w')"})

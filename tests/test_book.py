@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
+import course  # tools/course.py (pyproject.toml puts tools/ on the path), which build_book imports too
 import nbformat
 import pytest
-from course_tool import course  # also registers tools/course.py as the module build_book imports
-from test_browser import launched_browser, require_browser
+from chromium import launched_browser, require_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("build_book", ROOT / "tools" / "build_book.py")
@@ -398,6 +398,7 @@ def explorer_count(folder: str) -> int:
     )
 
 
+@pytest.mark.browser
 def test_every_page_of_the_book_has_no_broken_link_and_each_kind_renders_with_no_error(
     browser: Any, book: tuple[list[str], Path]
 ) -> None:
@@ -540,6 +541,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.browser
 def test_the_checker_flags_each_kind_of_broken_page(browser: Any, tmp_path: Path) -> None:
     (tmp_path / PART).mkdir()
     for path, body in [

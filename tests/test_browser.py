@@ -18,7 +18,6 @@ browser is a failure.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
 import secrets
@@ -35,23 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import chromium
 import httpx
 import pytest
+from chromium import MS, launched_browser, require_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 #: JupyterLab user settings: no news pop-up over the notebook, and every cell
 #: kept in the page (windowing would drop off-screen cells from the DOM).
 LAB_SETTINGS = {
@@ -68,7 +58,6 @@ WIDGET_ERRORS = (
 STARTUP_SECONDS = 90
 RUN_SECONDS = 180
 REACT_SECONDS = 15
-MS = 1000
 
 
 def is_explorer(cell: dict) -> bool:
@@ -134,22 +123,6 @@ def cells_to_run(path: Path) -> list[int]:
     return sorted(chosen)
 
 
-def require_browser() -> None:
-    """Skip locally, fail in CI, when the browser or its driver is missing."""
-    missing = None
-    if importlib.util.find_spec("playwright") is None:
-        missing = "the playwright package is not installed (pip install -r requirements.txt)"
-    elif not CHROMIUM.exists():
-        missing = f"{CHROMIUM} not found (Debian: apt-get install chromium)"
-    elif shutil.which("jupyter", path=str(Path(sys.executable).parent)) is None:
-        missing = f"jupyter not found beside {sys.executable}"
-    if missing is None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true and the browser test cannot run: {missing}")
-    pytest.skip(f"browser test skipped: {missing}")
-
-
 # --- JupyterLab ------------------------------------------------------------------------
 
 
@@ -206,19 +179,6 @@ def running_lab(source: Path, home: Path) -> Iterator[Lab]:
             yield Lab(f"http://127.0.0.1:{port}/", token, root, process, home / "lab.log")
         finally:
             stop(process)
-
-
-@contextmanager
-def launched_browser() -> Iterator[Any]:
-    """Headless Debian Chromium driven by playwright (no browser download needed)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=60 * MS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture(scope="module")
@@ -377,6 +337,7 @@ def check_notebook(
         page.evaluate(CLOSE, name)
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("path", notebooks_with_explorers(), ids=lambda path: path.stem)
 def test_explorers_render_and_react_in_jupyterlab(app: App, path: Path) -> None:
     check_notebook(app.page, path.name, cells_to_run(path), explorer_cells(path), ARTIFACTS / f"{path.stem}.png")
@@ -439,6 +400,7 @@ BROKEN = {
 WRITTEN = [*(f"broken-{broken}" for broken in BROKEN), "working-explorer"]
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("broken", BROKEN)
 def test_the_browser_check_rejects_a_broken_explorer(app: App, broken: str) -> None:
     sources, message = BROKEN[broken]
@@ -446,6 +408,7 @@ def test_the_browser_check_rejects_a_broken_explorer(app: App, broken: str) -> N
         check_written(app, f"broken-{broken}", *sources, react_seconds=2)
 
 
+@pytest.mark.browser
 def test_the_browser_check_accepts_a_working_explorer(app: App) -> None:
     check_written(app, "working-explorer", WORKING)
 
@@ -478,7 +441,7 @@ def test_the_cells_to_run_are_those_that_show_a_widget_and_what_they_read(tmp_pa
 def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ci: str, outcome: type[BaseException]
 ) -> None:
-    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(chromium, "CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="no-chromium not found"):
         require_browser()

@@ -10,6 +10,7 @@ and whether the client closed the connection, and when.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import inspect
 import re
 import socket
@@ -17,8 +18,8 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Callable, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,17 +27,21 @@ from typing import Any
 import httpx
 import pytest
 
-from sse_course import Event
+from sse_course import DecodeError, Event
 from sse_course.client import (
     DROPS,
     MAX_WAIT_MS,
+    MIN_RECONNECTION_MS,
     REFUSALS,
     AsyncEventSourceClient,
     Backoff,
+    ConnectionFailed,
     EventSourceClient,
     Reconnecting,
     RequestFailed,
+    UnsupportedCoding,
 )
+from sse_course.reconnect import Body
 
 MODES = ("sync", "async")
 TIMEOUT = 5.0
@@ -187,7 +192,9 @@ class FaultServer:
 
 
 def read(mode: str, url: str, **options: Any) -> tuple[list[Any], Any]:
-    """Read ``url`` until the client ends; (items, client). Waits are the client's own."""
+    """Read ``url`` until the client ends; (items, client). Waits are the client's own,
+    without the reconnection floor unless given, so that ``retry: 1`` waits 1 ms."""
+    options.setdefault("min_reconnection_ms", 0)
     if mode == "sync":
         with EventSourceClient(url, **options) as source:
             return list(source), source
@@ -389,7 +396,7 @@ def test_a_huge_retry_is_waited_without_error_until_closed(mode: str) -> None:
 
 def test_a_backoff_after_many_failures_stays_at_its_cap() -> None:
     backoff = Backoff(factor=2, cap_ms=500, jitter=0)
-    assert backoff.delay_ms(100, 5000) == 500 and backoff.delay_ms(0, 5000) == 0
+    assert backoff.delay_ms(100, 5000) == 500 and backoff.delay_ms(0, 5000) == 500
 
 
 # --- 5. every failure while reading the body is a drop or a documented error ------------------
@@ -453,6 +460,7 @@ def test_the_readme_names_every_error_the_client_raises_or_reconnects_after() ->
     ]
     assert [name for name in named if f"`{name}`" not in section] == []
     assert f"{MAX_WAIT_MS:_}" in section  # the maximum wait, as the code has it
+    assert f"`MIN_RECONNECTION_MS` = {MIN_RECONNECTION_MS}" in section  # the floor, as the code has it
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -533,7 +541,7 @@ def test_breaking_on_a_notice_stops_reconnecting(mode: str) -> None:
                 raise AssertionError("no notice")
 
             seen = asyncio.run(asyncio.wait_for(main(), TIMEOUT))
-    assert seen == Reconnecting("ended", 0.002, "1", 2)
+    assert seen == Reconnecting("ended", MIN_RECONNECTION_MS / 1000, "1", 2)  # retry: 2, raised to the floor
     assert len(server.connections) == 1
 
 
@@ -577,9 +585,466 @@ def test_the_readme_backoff_formula_is_what_the_client_waits() -> None:
             "sync",
             server.url,
             reconnection_ms=100,
-            backoff=Backoff(factor=2, cap_ms=10_000, jitter=0),
+            backoff=Backoff(factor=2, cap_ms=10_000, jitter=0, base_ms=200),
             max_reconnects=4,
             sleep=delays.append,
         )
-    said = [eval(formula, {"max": max}, {"retry": 100, "factor": 2, "failures": n}) / 1000 for n in range(1, 5)]
-    assert delays == said == [0.1, 0.2, 0.4, 0.8]
+    values = {"retry": 100, "base_ms": 200, "factor": 2}  # grown from base_ms, above the reconnection time
+    said = [eval(formula, {"max": max}, {**values, "failures": n}) / 1000 for n in range(1, 5)]
+    assert delays == said == [0.2, 0.4, 0.8, 1.6]
+
+
+# --- 9. every wait, cut every way, sync and async -------------------------------------------------
+#
+# The loop runs in a thread of its own (the async client in an event loop there); this thread
+# waits until the loop is in the wait, then acts: close(), restart() and, for the async client,
+# aclose() and cancelling its task, handed to its event loop from here (restart() is called
+# directly: any thread may). A break comes from the loop's own body, so only where the loop hands
+# over an item: at an event (the body) and at a notice (before the reconnection delay).
+
+EVENT = b"retry: 60000\nid: 1\ndata: a\n\n"  # then a 60 s reconnection time: a wait that must be cut
+WAITS = ("connect", "head", "body", "delay", "draw")
+SCRIPTS = {"head": [STALL], "body": [OK, EVENT, STALL], "delay": [OK, EVENT], "draw": [OK, EVENT]}
+CLOSERS = {"sync": ("close", "restart", "break"), "async": ("aclose", "restart", "cancel", "break")}
+BREAK_AT = {"body": Event, "delay": Reconnecting}  # what the loop breaks on, where a break can come
+CUTS = [
+    (mode, wait, how) for mode in MODES for wait in WAITS for how in CLOSERS[mode] if how != "break" or wait in BREAK_AT
+]
+
+
+@contextmanager
+def unreachable() -> Iterator[str]:
+    """A URL whose TCP connect never completes: a listener whose accept queue is full."""
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as listener:
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)):  # fills the queue: the next SYN is dropped
+            yield f"http://127.0.0.1:{port}/"
+
+
+class Looping:
+    """A client iterated in a thread of its own (the async one in an event loop of its own there)."""
+
+    def __init__(self, mode: str, url: str, breaks_on: type | None = None, **options: Any) -> None:
+        self.mode, self.breaks_on = mode, breaks_on
+        self.items: list[Any] = []
+        self.errors: list[BaseException] = []
+        self.seen = {Event: threading.Event(), Reconnecting: threading.Event()}
+        self.done, self.started = threading.Event(), threading.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task[None] | None = None
+        client = EventSourceClient if mode == "sync" else AsyncEventSourceClient
+        self.source: Any = client(url, notices=True, **options)
+        threading.Thread(target=self._sync if mode == "sync" else self._async, daemon=True).start()
+        assert self.started.wait(TIMEOUT)
+
+    def _take(self, item: Any) -> bool:
+        """Keep ``item``; True to break."""
+        self.items.append(item)
+        self.seen[type(item)].set()
+        return self.breaks_on is not None and isinstance(item, self.breaks_on)
+
+    def _sync(self) -> None:
+        self.started.set()
+        try:
+            for item in self.source:
+                if self._take(item):
+                    break
+        except BaseException as err:  # reported by the test
+            self.errors.append(err)
+        finally:
+            self.done.set()
+
+    def _async(self) -> None:
+        async def iterate() -> None:
+            async for item in self.source:
+                if self._take(item):
+                    break
+
+        async def main() -> None:
+            self.loop = asyncio.get_running_loop()
+            self.task = asyncio.create_task(iterate())
+            self.started.set()
+            try:
+                await self.task
+            except BaseException as err:  # reported by the test
+                self.errors.append(err)
+            self.done.set()
+            await self.stop.wait()  # the event loop goes on, as a program's does (it closes a loop left by break)
+
+        self.stop = asyncio.Event()
+        asyncio.run(main())
+
+    def act(self, how: str) -> None:
+        if how == "close":
+            self.source.close()
+        elif how == "restart":
+            self.source.restart()
+        elif how == "aclose":
+            asyncio.run_coroutine_threadsafe(self.source.aclose(), self.loop).result(TIMEOUT)
+        elif how == "cancel":
+            self.loop.call_soon_threadsafe(self.task.cancel)
+
+    def end(self) -> None:
+        """Close what the test left running, wait until the loop is over, and end the event loop."""
+        if self.mode == "sync":
+            self.source.close()
+        else:
+            asyncio.run_coroutine_threadsafe(self.source.aclose(), self.loop).result(TIMEOUT)
+            self.loop.call_soon_threadsafe(self.stop.set)
+        assert self.done.wait(TIMEOUT)
+
+
+def until_true(condition: Callable[[], bool], seconds: float = PROMPTLY) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def drawing_backoff(drawing: threading.Event) -> Backoff:
+    """A backoff whose random draw takes a while (as a slow or remote source of randomness would)."""
+
+    def slow() -> float:
+        drawing.set()
+        time.sleep(0.2)
+        return 0.0
+
+    return Backoff(random=slow)
+
+
+def in_the_wait(wait: str, server: FaultServer | None, looping: Looping, drawing: threading.Event) -> None:
+    """Return once the loop is in ``wait``."""
+    if wait == "connect":
+        time.sleep(0.1)  # nothing to observe: the connect has no socket to report yet
+    elif wait == "head":
+        assert server is not None and server.head_read.wait(TIMEOUT)
+    elif wait == "body":
+        assert looping.seen[Event].wait(TIMEOUT)
+    elif wait == "delay":
+        assert looping.seen[Reconnecting].wait(TIMEOUT)
+    else:
+        assert drawing.wait(TIMEOUT)
+    time.sleep(0.02)  # let the loop block
+
+
+@pytest.mark.parametrize("mode,wait,how", CUTS)
+def test_every_wait_is_cut_at_once_by_every_way_of_closing(mode: str, wait: str, how: str) -> None:
+    drawing = threading.Event()
+    options: dict[str, Any] = {"backoff": drawing_backoff(drawing)} if wait == "draw" else {}
+    with ExitStack() as stack:
+        server = None if wait == "connect" else stack.enter_context(FaultServer(SCRIPTS[wait]))
+        url = stack.enter_context(unreachable()) if server is None else server.url
+        looping = Looping(mode, url, BREAK_AT.get(wait) if how == "break" else None, **options)
+        try:
+            if how != "break":
+                in_the_wait(wait, server, looping, drawing)
+            started = time.monotonic()
+            looping.act(how)
+            if how == "restart":  # the next connection is tried at once, whatever the wait was
+                assert until_true(lambda: looping.source.attempts >= 2), f"no reconnection after {wait}'s restart"
+            else:
+                assert looping.done.wait(PROMPTLY), f"{how} left the loop in {wait}"
+            assert time.monotonic() - started < PROMPTLY
+            if server is not None and wait in ("head", "body"):  # the server sees its connection closed
+                assert server.connections[0].client_closed.wait(PROMPTLY)
+            assert looping.source.ended == ("closed" if how in ("close", "aclose") else None)  # else it may go on
+        finally:
+            looping.end()
+    expected_errors = ["CancelledError"] if how == "cancel" else []
+    assert [type(error).__name__ for error in looping.errors] == expected_errors
+
+
+def test_the_cut_suite_covers_every_wait_and_every_way_of_closing() -> None:
+    """Its size, waits x ways of closing x clients: a break only where an item is handed over."""
+    assert {wait for _, wait, _ in CUTS} == set(WAITS)
+    assert len(CUTS) == len(WAITS) * (2 + 3) + len(BREAK_AT) * 2 == 29
+
+
+# --- 10. a close or a restart during the backoff's draw is never lost --------------------------------
+
+
+@pytest.mark.parametrize("mode,how", [("sync", "close"), ("sync", "restart"), ("async", "restart")])
+def test_a_close_or_restart_during_the_draw_is_not_lost(mode: str, how: str) -> None:
+    """The draw itself closes or restarts the client: the wait that follows must not be waited."""
+    box: list[Any] = []
+
+    def draw() -> float:
+        box[0].close() if how == "close" else box[0].restart()
+        return 0.0
+
+    scripts = ([OK, EVENT], [OK, b"data: b\n\n"], [NO_CONTENT])
+    with FaultServer(*scripts) as server:
+        started = time.monotonic()
+        if mode == "sync":
+            source = EventSourceClient(server.url, backoff=Backoff(random=draw))
+            box.append(source)
+            items = list(source)
+        else:  # (aclose() is a coroutine, which a draw cannot call: the cut suite closes during the draw)
+            items, source = read_with(server.url, box, backoff=Backoff(random=draw))
+    assert time.monotonic() - started < PROMPTLY
+    assert datas(items) == (["a"] if how == "close" else ["a", "b"])
+    assert source.ended == ("closed" if how == "close" else "204")
+
+
+def read_with(url: str, box: list[Any], **options: Any) -> tuple[list[Any], Any]:
+    """Like ``read`` (async), with the client put in ``box`` first (for callbacks that act on it)."""
+
+    async def main() -> tuple[list[Any], Any]:
+        async with AsyncEventSourceClient(url, **options) as source:
+            box.append(source)
+            return [item async for item in source], source
+
+    return asyncio.run(asyncio.wait_for(main(), TIMEOUT))
+
+
+# --- 11. strict: an invalid byte at the end of a body is raised, a cut character is a drop -----------
+
+#: The body's last write, after ``data: a`` was delivered, and whether it ends in a cut character.
+LAST_WRITES = {
+    "an invalid byte, then a line end": (b"data: b\xffc\n", False),
+    "an invalid byte, last": (b"data: b\xff", False),
+    "an invalid sequence, last": (b"data: \xe2\x82\xe2\x82", False),
+    "a character cut after one byte": (b"data: b\xc3", True),
+    "a character cut after two bytes": (b"data: \xe2\x82", True),
+}
+
+
+FIRST = b"retry: 1\nid: 1\ndata: a\n\n"
+
+
+@pytest.mark.parametrize("last", sorted(LAST_WRITES))
+@pytest.mark.parametrize("mode", MODES)
+def test_strict_invalid_utf8_at_the_end_of_a_body_is_raised_and_a_cut_character_is_a_drop(mode: str, last: str) -> None:
+    write, cut = LAST_WRITES[last]
+    with FaultServer([OK, FIRST, Pause(0.02), write], [NO_CONTENT]) as server:  # two reads: the parser holds the last
+        if cut:
+            items, source = read(mode, server.url, profile="strict", max_reconnects=3)
+            assert datas(items) == ["a"] and source.ended == "204"
+        else:
+            with pytest.raises(DecodeError) as raised:
+                read(mode, server.url, profile="strict", max_reconnects=3)
+            first_bad = next(at for at, byte in enumerate(write) if byte > 0x7F)
+            assert raised.value.offset == len(FIRST) + first_bad
+    assert len(server.connections) == (2 if cut else 1)
+
+
+# --- 12. the reconnection floor: no server makes the client spin -------------------------------------
+
+SPINNER = [OK, b"retry: 0\n\n"]  # every connection: retry 0, then closed at once
+
+
+def reconnects_per_second(mode: str, seconds: float, **options: Any) -> float:
+    """Run a client against SPINNER for ``seconds``, with its own waits; its reconnections per second."""
+    with FaultServer(SPINNER) as server:
+        looping = Looping(mode, server.url, **options)
+        time.sleep(seconds)
+        looping.end()
+    return (len(server.connections) - 1) / seconds
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_server_that_says_retry_0_and_closes_cannot_make_the_client_spin(mode: str) -> None:
+    window = 1.2 * MIN_RECONNECTION_MS / 1000  # long enough for one reconnection, not two
+    assert reconnects_per_second(mode, window) <= 1 / window  # one: the floor was waited
+    # no floor: the rate the floor prevents (hundreds a second on an idle machine; a loaded one still
+    # gives tens, over ten times the bound above)
+    spinning = reconnects_per_second(mode, 0.2, min_reconnection_ms=0)
+    assert spinning > 20, f"without the floor the client reconnects only {spinning:.0f} times a second"
+
+
+@pytest.mark.parametrize("retry", [0, 1, MIN_RECONNECTION_MS - 1, MIN_RECONNECTION_MS, MIN_RECONNECTION_MS + 1])
+@pytest.mark.parametrize("mode", MODES)
+def test_zero_and_tiny_reconnection_times_are_raised_to_the_floor(mode: str, retry: int) -> None:
+    delays: list[float] = []
+
+    async def record(seconds: float) -> None:
+        delays.append(seconds)
+
+    body = b"retry: %d\nid: 1\ndata: a\n\n" % retry
+    with FaultServer([OK, body], [NO_CONTENT]) as server:
+        items, source = read(
+            mode, server.url, min_reconnection_ms=MIN_RECONNECTION_MS, sleep=delays.append if mode == "sync" else record
+        )
+    assert delays == [max(retry, MIN_RECONNECTION_MS) / 1000]
+    assert items[0].retry == retry and source.reconnection_ms == retry  # the stream's value, as it said it
+
+
+def test_a_backoff_grows_even_from_a_reconnection_time_of_0() -> None:
+    backoff = Backoff(factor=2, cap_ms=10_000, jitter=0)
+    assert [backoff.delay_ms(0, failures) for failures in range(1, 6)] == [500, 1000, 2000, 4000, 8000]
+    with FaultServer(SPINNER) as server:
+        delays: list[float] = []
+        read("sync", server.url, backoff=backoff, max_reconnects=3, sleep=delays.append)  # no floor: the backoff's
+    assert delays == [0.5, 1.0, 2.0]
+
+
+# --- 13. one iteration at a time ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_second_iteration_while_another_thread_or_task_iterates_is_refused(mode: str) -> None:
+    with FaultServer([OK, EVENT, STALL]) as server:
+        looping = Looping(mode, server.url)
+        try:
+            assert looping.seen[Event].wait(TIMEOUT)
+            with pytest.raises(RuntimeError, match="one iteration at a time"):
+                iter(looping.source) if mode == "sync" else aiter(looping.source)
+            assert not looping.done.is_set() and looping.errors == []  # the first goes on
+        finally:
+            looping.end()
+    assert datas(looping.items) == ["a"] and len(server.connections) == 1
+
+
+TWO = b"retry: 1\nid: 1\ndata: a\n\nid: 2\ndata: b\n\n"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_second_iterator_ends_a_suspended_first_and_resumes_after_its_last_event(mode: str) -> None:
+    """The first iterator handed over ``a`` and was not resumed: the second ends it, and
+    continues from ``a`` on a new connection (``b``, read but not handed over, comes again)."""
+    with FaultServer([OK, TWO, STALL], [OK, b"id: 2\ndata: b\n\n"], [NO_CONTENT]) as server:
+        if mode == "sync":
+            with EventSourceClient(server.url, min_reconnection_ms=0) as source:
+                first = iter(source)
+                assert next(first).data == "a"
+                second = iter(source)
+                rest = list(second)
+                assert list(first) == []  # ended: it yields nothing more
+        else:
+
+            async def main() -> list[Any]:
+                async with AsyncEventSourceClient(server.url, min_reconnection_ms=0) as source:
+                    first = aiter(source)
+                    assert (await anext(first)).data == "a"
+                    rest = [item async for item in source]
+                    assert [item async for item in first] == []
+                    return rest
+
+            rest = asyncio.run(asyncio.wait_for(main(), TIMEOUT))
+    assert datas(rest) == ["b"]
+    assert server.ids() == [None, b"1", b"2"]
+    assert server.connections[0].client_closed.wait(PROMPTLY)
+
+
+# --- 14. content codings as HTTP defines them ----------------------------------------------------------
+
+CODED = b"retry: 1\nid: 1\ndata: caf\xc3\xa9\n\nid: 2\ndata: b\n\n"
+
+
+def encode(codings: str, data: bytes) -> bytes:
+    """``data`` in the codings of a Content-Encoding value, applied in their order."""
+    for coding in [c.strip().lower() for c in codings.split(",")]:
+        if coding in ("gzip", "x-gzip"):
+            data = gzip.compress(data)
+        elif coding == "deflate":
+            data = zlib.compress(data)
+        elif coding == "raw deflate":  # what some servers send as deflate
+            encoder = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+            data = encoder.compress(data) + encoder.flush()
+    return data
+
+
+#: Content-Encoding values the client undoes, and what the bytes are (for "raw deflate").
+DECODED = {
+    "gzip": "gzip",
+    "x-gzip": "x-gzip",
+    "X-GZip": "x-gzip",
+    "deflate": "deflate",
+    "deflate (raw)": "raw deflate",
+    "identity": "identity",
+    "gzip, deflate": "gzip, deflate",
+    "deflate, x-gzip": "deflate, x-gzip",
+    "identity, gzip": "identity, gzip",
+}
+REFUSED = ["br", "zstd", "compress", "x-compress", "exi", "pack200-gzip", "unknown", "gzip, br"]
+
+
+@pytest.mark.parametrize("header", sorted(DECODED))
+@pytest.mark.parametrize("mode", MODES)
+def test_every_content_coding_the_client_asks_for_or_http_equates_is_undone(mode: str, header: str) -> None:
+    value = header.removesuffix(" (raw)")
+    coded = head(200, "Content-Type: text/event-stream", f"Content-Encoding: {value}")
+    with FaultServer([coded, encode(DECODED[header], CODED)], [NO_CONTENT]) as server:
+        items, source = read(mode, server.url, profile="strict")
+    assert datas(items) == ["café", "b"] and source.ended == "204"
+    assert server.connections[0].head["accept-encoding"] == b"gzip, deflate"
+
+
+@pytest.mark.parametrize("coding", REFUSED)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_coding_the_client_cannot_undo_is_refused_and_never_parsed(mode: str, coding: str) -> None:
+    coded = head(200, "Content-Type: text/event-stream", f"Content-Encoding: {coding}")
+    with FaultServer([coded, CODED]) as server:  # the bytes are plain: a parser fed them would find events
+        with pytest.raises(UnsupportedCoding, match="cannot decode content coding") as refused:
+            read(mode, server.url)
+    assert refused.value.status_code == 200 and refused.value.codings == [c.strip() for c in coding.split(",")][-1:]
+    assert isinstance(refused.value, ConnectionFailed) and len(server.connections) == 1
+
+
+# --- 15. arguments are checked at construction ----------------------------------------------------------
+
+BAD_ARGUMENTS = [
+    ({"last_event_id": 5}, TypeError),
+    ({"last_event_id": "a\rb"}, ValueError),
+    ({"last_event_id": "a\x0bb"}, ValueError),
+    ({"reconnection_ms": -1}, ValueError),
+    ({"reconnection_ms": "3000"}, TypeError),
+    ({"min_reconnection_ms": float("nan")}, ValueError),
+    ({"max_reconnects": -1}, ValueError),
+    ({"max_reconnects": 1.5}, TypeError),
+    ({"read_timeout": 0}, ValueError),
+    ({"backoff": 2}, TypeError),
+    ({"profile": "lenient"}, ValueError),
+    ({"max_line_chars": 0}, ValueError),
+    ({"comments": "yes"}, TypeError),
+    ({"notices": 1}, TypeError),
+    ({"headers": [("a", "b")]}, TypeError),
+    ({"content": 5}, TypeError),
+    ({"content": b"x", "json": {}}, ValueError),
+    ({"method": None}, TypeError),
+    ({"sleep": 5}, TypeError),
+    ({"client": object()}, TypeError),
+    ({"url": "ftp://127.0.0.1/"}, ValueError),
+    ({"url": 5}, TypeError),
+]
+
+
+@pytest.mark.parametrize("options,error", BAD_ARGUMENTS, ids=[repr(options) for options, _ in BAD_ARGUMENTS])
+@pytest.mark.parametrize("mode", MODES)
+def test_bad_arguments_fail_at_construction(mode: str, options: dict[str, Any], error: type) -> None:
+    client = EventSourceClient if mode == "sync" else AsyncEventSourceClient
+    options = {"url": "http://127.0.0.1:9/", **options}
+    with pytest.raises(error):
+        client(**options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"factor": 0.5}, {"cap_ms": -1}, {"jitter": float("inf")}, {"base_ms": 0}, {"random": 0.5}, {"factor": "2"}],
+)
+def test_a_bad_backoff_fails_at_construction(options: dict[str, Any]) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        Backoff(**options)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bad_restart_id_fails_at_the_call(mode: str) -> None:
+    client = EventSourceClient if mode == "sync" else AsyncEventSourceClient
+    source = client("http://127.0.0.1:9/")
+    with pytest.raises(TypeError):
+        source.restart(last_event_id=5)
+    with pytest.raises(ValueError):
+        source.restart(last_event_id="a\nb")
+
+
+def test_the_end_of_body_test_rejects_a_client_that_takes_every_decode_error_for_a_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mutant: every DecodeError at the end of a body taken for a cut character (a drop)."""
+    monkeypatch.setattr(Body, "cut_at_the_end", lambda self, err: True)
+    with pytest.raises(pytest.fail.Exception, match="DID NOT RAISE"):
+        test_strict_invalid_utf8_at_the_end_of_a_body_is_raised_and_a_cut_character_is_a_drop(
+            "sync", "an invalid byte, then a line end"
+        )

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import course  # tools/course.py (pyproject.toml puts tools/ on the path)
 import pytest
-from course_tool import course
 
 ROOT = Path(__file__).resolve().parent.parent
 

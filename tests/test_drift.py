@@ -7,16 +7,13 @@ layer the course builds must be presented somewhere.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
+from drift import TAG, package_source
 
 ROOT = Path(__file__).resolve().parent.parent
-TAG = "package:"
 
 #: What the lessons must present, layer by layer.
 REQUIRED = {
@@ -41,22 +38,6 @@ def tagged_cells(folder: str = "notebooks") -> list[tuple[str, str, str]]:
     return found
 
 
-def package_source(dotted: str) -> str:
-    """The source of a module-level object, or of a class's method (``module.Class.method``)."""
-    module_name, _, name = dotted.rpartition(".")
-    path: list[str] = [name]
-    while True:
-        try:
-            obj = importlib.import_module(module_name)
-            break
-        except ModuleNotFoundError:
-            module_name, _, outer = module_name.rpartition(".")
-            path.insert(0, outer)
-    for part in path:
-        obj = getattr(obj, part)
-    return textwrap.dedent(inspect.getsource(obj)).strip()
-
-
 def test_every_layer_is_presented_by_a_lesson() -> None:
     presented = {name for _, name, _ in tagged_cells()}
     assert REQUIRED <= presented, f"no lesson presents {sorted(REQUIRED - presented)}"
@@ -72,7 +53,7 @@ def test_lesson_cell_is_the_package_source(notebook: str, dotted: str, source: s
 
 def test_a_method_is_presented_by_its_own_source() -> None:
     source = package_source("sse_course.parser.SSEParser.feed")
-    assert source.startswith("def feed(self, chunk: bytes)") and "class SSEParser" not in source
+    assert source.startswith("def feed(self, chunk: Chunk)") and "class SSEParser" not in source
 
 
 def test_drift_check_rejects_an_edited_copy() -> None:

@@ -156,7 +156,7 @@ class MissesBlankLineAcrossChunks(SSEParser):
     """One bug: a CRLF split between two chunks is taken for two line ends."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._cr = False
+        self._after_cr = False
         return super().feed(chunk)
 
 
@@ -568,7 +568,7 @@ class RebuildsHeldBytes(SSEParser):
     """The quadratic mistake: the held bytes are copied on every chunk without a line end."""
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._held = bytearray(self._held)
+        self._held_bytes = bytearray(self._held_bytes)
         return super().feed(chunk)
 
 
@@ -594,6 +594,25 @@ def test_the_growth_check_rejects_rebuilding_the_held_bytes() -> None:
     assert ratio > 12  # about 22 here: at 80 / 10 KB, about 15, and the fixed cost of a read once brought it to 11.7
 
 
+def seconds_with_reads(size: int) -> float:
+    """CPU time to feed one ``data:`` line of ``size`` bytes in 1 KiB reads, reading
+    ``retry`` and ``last_event_id`` after every feed, as a client does."""
+    parser, read = SSEParser(max_line_chars=size + 10), b"x" * 1024
+    start = time.process_time()
+    parser.feed(b"data: ")
+    for _ in range(size // len(read)):
+        parser.feed(read)
+        parser.retry, parser.last_event_id  # noqa: B018
+    return time.process_time() - start
+
+
+def test_reading_retry_after_every_feed_takes_linear_time() -> None:
+    """A long line is held as bytes up to an eighth of its text: reading ``retry``
+    must not search them each time (that was about 13x for 4x the line)."""
+    ratio = median_of_three(lambda: seconds_with_reads(16 << 20) / seconds_with_reads(4 << 20), 8)
+    assert ratio < 8  # linear: about 4; a search of the held bytes per read: about 13
+
+
 def test_limit_fires_before_a_huge_chunk_is_decoded() -> None:
     """A 16 MiB chunk with a line over a small limit: the error comes after one
     64 KiB slice, so the parser's own allocations stay far below the chunk's size."""
@@ -616,8 +635,9 @@ def test_a_long_lines_text_grows_in_few_steps() -> None:
     freed), the line's cost grew with its square."""
     parser, chunks = long_data_line()
     steps = []
-    extend = SSEParser._extend_head
-    with mock.patch.object(SSEParser, "_extend_head", lambda self, text: (steps.append(len(text)), extend(self, text))):
+    extend = SSEParser._extend_long_line
+    counted = lambda self, text: (steps.append(len(text)), extend(self, text))  # noqa: E731
+    with mock.patch.object(SSEParser, "_extend_long_line", counted):
         events = [event for chunk in chunks for event in parser.feed(chunk)]
     assert len(events[0].data) == LONG_DATA
     assert len(steps) <= 4 + 18 + 1, steps  # steps of 128 KiB to 512 KiB, then 1.125x to 4 MiB, the line's end

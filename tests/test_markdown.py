@@ -37,30 +37,21 @@ import doctest
 import json
 import re
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from urllib.parse import unquote
 
+import course  # tools/course.py (pyproject.toml puts tools/ on the path)
 import pytest
-from course_tool import course
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from markdown_pages import MD, links, markdown_cells, slugs, target_slugs
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_FOLDERS = ("notebooks", "solutions", "exercises")
-MD = MarkdownIt("commonmark").enable("table")
 
 #: A link with a scheme (https:, mailto:) leaves the repository: not checked offline.
 EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 # ---------------------------------------------------------------------------- pages
-
-
-def markdown_cells(path: Path) -> list[str]:
-    """The markdown cells of a notebook, in order, as text."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"]
 
 
 def pages(root: Path = ROOT) -> Iterator[tuple[Path, list[str]]]:
@@ -71,13 +62,6 @@ def pages(root: Path = ROOT) -> Iterator[tuple[Path, list[str]]]:
     for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
         if path.exists():
             yield path, [path.read_text(encoding="utf-8")]
-
-
-def all_tokens(tokens: list[Token]) -> Iterator[Token]:
-    """Block tokens and, inside inline tokens, their children."""
-    for token in tokens:
-        yield token
-        yield from token.children or []
 
 
 # ---------------------------------------------------------------------------- code blocks
@@ -93,48 +77,6 @@ def code_block_problems(markdown: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- links
-
-
-def heading_text(tokens: list[Token], index: int) -> str:
-    """A heading's text as a browser's textContent sees it (markup dropped, code kept)."""
-    inline = tokens[index + 1]
-    return "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
-
-
-def slugs(markdown_parts: list[str]) -> set[str]:
-    """Every anchor a heading of these parts answers to, in JupyterLab's and GitHub's form."""
-    found: set[str] = set()
-    for markdown in markdown_parts:
-        tokens = MD.parse(markdown)
-        for index, token in enumerate(tokens):
-            if token.type == "heading_open":
-                text = heading_text(tokens, index).strip()
-                found.add(text.replace(" ", "-"))
-                found.add(re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-"))
-    return found
-
-
-def page_parts(path: Path) -> list[str]:
-    """The markdown of a page a link points to (an ``.ipynb``'s cells, or a ``.md``)."""
-    if path.suffix == ".ipynb":
-        return markdown_cells(path)
-    return [path.read_text(encoding="utf-8")]
-
-
-@cache
-def target_slugs(path: Path) -> frozenset[str]:
-    """The anchors of a page other links point to, read once per run (the kit links a lesson
-    from many places)."""
-    return frozenset(slugs(page_parts(path)))
-
-
-def links(markdown: str) -> Iterator[str]:
-    """The target of every link and image in this markdown."""
-    for token in all_tokens(MD.parse(markdown)):
-        if token.type == "link_open":
-            yield str(token.attrs["href"])
-        elif token.type == "image":
-            yield str(token.attrs["src"])
 
 
 def link_problems(markdown: str, page: Path, own_parts: list[str]) -> list[str]:

@@ -23,6 +23,7 @@ from sse_course import (
     aiter_events,
     iter_events,
 )
+from sse_course.errors import DEFAULT_MAX_LINE_CHARS
 from sse_course.layered import SLICE_BYTES
 
 
@@ -191,7 +192,8 @@ def test_edges_build_sseparser_with_the_options(monkeypatch) -> None:
     monkeypatch.setattr(sse_course.parser, "SSEParser", Recording)
     assert list(iter_events([b"data: a\n\n"], profile="browser")) == [Event("message", "a")]
     assert asyncio.run(_first(aiter_events(_chunks(b"data: b\n\n"), max_line_chars=9))) == Event("message", "b")
-    assert built == [{"profile": "browser"}, {"max_line_chars": 9}]
+    assert [built[0]["profile"], built[1]["profile"]] == ["browser", "strict"]
+    assert [built[0]["max_line_chars"], built[1]["max_line_chars"]] == [DEFAULT_MAX_LINE_CHARS, 9]
 
 
 async def _first(events):

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
+import os
 from collections.abc import Iterator
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ from real_servers import FRAMEWORKS, Framework, expected_events
 from sse_course import Event
 from sse_course.classroom.fixtures import load_family
 from sse_course.classroom.harness import STRATEGIES
-from sse_course.client import AsyncEventSourceClient, EventSourceClient
+from sse_course.client import MIN_RECONNECTION_MS, AsyncEventSourceClient, EventSourceClient
 from sse_course.events import Comment
 
 MODES = ("sync", "async")
@@ -62,6 +61,7 @@ def read(mode: str, url: str, **options: Any) -> tuple[list[Any], list[float], A
         pytest.param("/stream?drop=1", [None, "1", "2", "3"], id="dropped-after-each-event"),
     ],
 )
+@pytest.mark.real_servers
 @pytest.mark.parametrize("mode", MODES)
 def test_events_retry_resumption_and_the_final_204(
     server: tuple[Framework, str, list], mode: str, path: str, sent: list[str | None]
@@ -71,10 +71,12 @@ def test_events_retry_resumption_and_the_final_204(
     items, delays, source = read(mode, url + path)
     assert items == expected_events(framework.encode_json)
     assert seen == sent, "the Last-Event-ID of each request"
-    assert source.reconnection_ms == 25 and delays == [0.025] * (len(sent) - 1)
+    # the stream's retry is kept; the wait is raised to the floor
+    assert source.reconnection_ms == 25 and delays == [MIN_RECONNECTION_MS / 1000] * (len(sent) - 1)
     assert source.ended == "204"
 
 
+@pytest.mark.real_servers
 @pytest.mark.parametrize("mode", MODES)
 def test_pings_are_comments_between_the_events(server: tuple[Framework, str, list], mode: str) -> None:
     framework, url, seen = server
@@ -103,12 +105,32 @@ def test_every_framework_is_recorded_with_its_version_under_every_strategy() -> 
     assert len(load_family("servers")) == len(recorded["fixtures"])
 
 
+def require_recorded_with(recorded: dict[str, str], installed: dict[str, str]) -> None:
+    """Skip locally, fail in CI, when the fixtures were recorded with other server versions:
+    CI installs requirements.txt's ranges, and the recording must be of those."""
+    if recorded == installed:
+        return
+    mismatch = f"recorded with {recorded}, installed {installed}: re-record (tools/record_server_fixtures.py)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and the servers' fixtures are stale: {mismatch}")
+    pytest.skip(mismatch)
+
+
+@pytest.mark.parametrize("ci,outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_a_stale_recording_fails_in_ci_and_skips_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, ci: str, outcome: type[BaseException]
+) -> None:
+    monkeypatch.setenv("CI", ci)
+    require_recorded_with({"version": "1.0"}, {"version": "1.0"})
+    with pytest.raises(outcome, match="'1.0'.*'2.0'"):
+        require_recorded_with({"version": "1.0"}, {"version": "2.0"})
+
+
+@pytest.mark.real_servers
 def test_the_fixtures_are_what_the_installed_servers_write(server: tuple[Framework, str, list]) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-    from record_server_fixtures import fixtures_of
+    from record_server_fixtures import fixtures_of  # tools/ (pyproject.toml puts it on the path)
 
     framework, _, _ = server
     recorded = [spec for spec in family_file()["fixtures"] if spec["framework"]["name"] == framework.name]
-    if recorded[0]["framework"] != framework.versions():
-        pytest.skip(f"recorded with {recorded[0]['framework']}, installed {framework.versions()}: re-record")
+    require_recorded_with(recorded[0]["framework"], framework.versions())
     assert fixtures_of(framework) == recorded

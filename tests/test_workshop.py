@@ -23,10 +23,10 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+import course  # tools/course.py (pyproject.toml puts tools/ on the path)
 import nbformat
 import pytest
-from course_tool import course
-from test_markdown import links, markdown_cells, target_slugs
+from markdown_pages import links, markdown_cells, target_slugs
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "docs" / "instructor-notes.md"

@@ -16,11 +16,9 @@ import sys
 from pathlib import Path
 
 import nbformat
+from drift import TAG, package_source  # beside this file: one definition of "the source"
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_drift import TAG, package_source  # noqa: E402  (one definition of "the source")
 
 
 def sync(path: Path, write: bool) -> list[str]:

@@ -192,9 +192,9 @@ def as_event(event: Any) -> tuple:
 
 def same_events(expected: Iterable[Event], got: Iterable[Any]) -> bool:
     """Equal event by event, on the fields the candidate's events provide."""
-    expected, got = [as_event(e) for e in expected], [as_event(e) for e in got]
-    return len(expected) == len(got) and all(
-        e[: len(g)] == g and len(g) >= 2 for e, g in zip(expected, got, strict=False)
+    wanted, given = [as_event(e) for e in expected], [as_event(e) for e in got]
+    return len(wanted) == len(given) and all(
+        e[: len(g)] == g and len(g) >= 2 for e, g in zip(wanted, given, strict=False)
     )
 
 

@@ -15,6 +15,9 @@ class Caught:
 
     error: BaseException | None = None
 
+    def catch(self, error: BaseException) -> None:
+        self.error = error
+
 
 @contextmanager
 def expect_error(*types: type[BaseException]) -> Iterator[Caught]:
@@ -30,7 +33,7 @@ def expect_error(*types: type[BaseException]) -> Iterator[Caught]:
     try:
         yield caught
     except types as err:
-        caught.error = err
+        caught.catch(err)
         print(f"{type(err).__name__}: {err}")
         return
     names = " or ".join(t.__name__ for t in types)

@@ -143,15 +143,15 @@ def execute(path: Path, timeout: float = NOTEBOOK_SECONDS) -> Run:
 
     notebook = nbformat.read(path, as_version=4)
     for cell in notebook.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    run = Run(notebook.cells, secrets.token_hex(8))
+        if cell.cell_type == "code":  # a notebook node is a dict: its keys are its data
+            cell["outputs"], cell["execution_count"] = [], None
+    token = secrets.token_hex(8)
     client = NotebookClient(
         notebook, kernel_name=KERNEL_NAME, allow_errors=True, resources={"metadata": {"path": str(path.parent)}},
         shutdown_kernel="immediate",  # its outputs are in memory: no need to wait for a polite exit (0.4 s a notebook)
     )  # fmt: skip
-    env = {**os.environ, TOKEN_VARIABLE: run.token}
-    index = 0
+    env = {**os.environ, TOKEN_VARIABLE: token}
+    index, stopped = 0, ""
     try:
         # the kernel's start-up warnings are not the learner's
         with client.setup_kernel(env=env, stderr=subprocess.DEVNULL):
@@ -165,12 +165,12 @@ def execute(path: Path, timeout: float = NOTEBOOK_SECONDS) -> Run:
                 client.timeout = max(1, int(left))
                 client.execute_cell(cell, index)
     except CellTimeoutError:
-        run.stopped, run.stopped_at = f"timed out after {timeout:g} s", index
+        stopped = f"timed out after {timeout:g} s"
     except DeadKernelError:
-        run.stopped, run.stopped_at = "the kernel died", index
+        stopped = "the kernel died"
     except RuntimeError as err:  # the kernel did not start, or died while starting
-        run.stopped, run.stopped_at = f"the kernel died ({first_line(str(err))})", index
-    return run
+        stopped = f"the kernel died ({first_line(str(err))})"
+    return Run(notebook.cells, token, stopped, index if stopped else None)
 
 
 def parts(path: Path, timeout: float = NOTEBOOK_SECONDS) -> list[Part]:

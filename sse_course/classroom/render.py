@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import Event
+from ..decoding import Utf8Decoder
+from ..events import Event, EventAssembler
 from ..layered import LayeredSSEParser
+from ..lines import LineSplitter
 from ..parser import SSEParser
 from .blocks import BlockCutter
 from .fixtures import Expected
@@ -162,13 +164,16 @@ class Snapshot:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-def parser_state(parser: LayeredSSEParser) -> dict[str, Any]:
-    """The buffers of every layer, keyed by the table's column names."""
-    assembler = parser.assembler
+def parser_state(parser: LayeredSSEParser[Any]) -> dict[str, Any]:
+    """The buffers of every layer, keyed by the table's column names (the package's own
+    stages: another stage holds other state)."""
+    decoder, splitter, assembler = parser.decoder, parser.splitter, parser.assembler
+    assert isinstance(decoder, Utf8Decoder) and isinstance(splitter, LineSplitter)
+    assert isinstance(assembler, EventAssembler)
     return {
-        "pending bytes": parser.decoder.pending,
-        "skip_lf": parser.splitter.skip_lf,
-        "partial line": parser.splitter.partial,
+        "pending bytes": decoder.pending,
+        "skip_lf": splitter.skip_lf,
+        "partial line": splitter.partial,
         "data_lines": list(assembler.data_lines),
         "event_type": assembler.event_type,
         "id_buffer": assembler.id_buffer,
@@ -202,19 +207,22 @@ def snapshots(raw: bytes, cuts: Iterable[int], profile: str = "strict", **option
     Stops at the first error: the parser is spent after it.
     """
     parser = LayeredSSEParser(profile, **options)
+    texts: list[str] = []  # what the decoder and the splitter return during one step
+    lines: list[str] = []
+    _tap(parser.decoder, texts.append)
+    _tap(parser.splitter, lines.extend)
     steps: list[Snapshot] = []
-    _tap(parser.decoder, lambda text: setattr(steps[-1], "text", steps[-1].text + text))
-    _tap(parser.splitter, lambda lines: steps[-1].lines.extend(lines))
     calls = [(f"chunk {n}", chunk, parser.feed) for n, chunk in enumerate(chunks_of(raw, sorted(cuts)), 1)]
     for label, chunk, call in [*calls, ("close()", None, lambda _: parser.close())]:
-        steps.append(Snapshot(label, chunk))
+        texts.clear()
+        lines.clear()
+        error = None
         try:
-            steps[-1].events = call(chunk)
+            events = call(chunk)
         except Exception as err:  # the table shows any error as text
-            steps[-1].events = list(getattr(err, "events", []))
-            steps[-1].error = f"{type(err).__name__}: {err}"
-        steps[-1].state = parser_state(parser)
-        if steps[-1].error:
+            events, error = list(getattr(err, "events", [])), f"{type(err).__name__}: {err}"
+        steps.append(Snapshot(label, chunk, "".join(texts), list(lines), events, error, parser_state(parser)))
+        if error:
             break
     return steps
 

@@ -144,7 +144,8 @@ class Connection:
 def planned_run(drop_at: int | None, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> list[Connection]:
     """The standard's client on a :class:`DroppingServer`: connection by connection."""
     server = DroppingServer(drop_at, blocks, heartbeat)
-    connections, last_event_id, stream_retry = [], "", None
+    connections: list[Connection] = []
+    last_event_id, stream_retry = "", None
     while True:
         reply = server(last_event_id)
         if reply.status == 204:

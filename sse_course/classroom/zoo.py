@@ -33,8 +33,9 @@ from typing import Any
 
 from ..decoding import BOM, Utf8Decoder
 from ..errors import DEFAULT_MAX_EVENT_CHARS, DEFAULT_MAX_LINE_CHARS, DecodeError, LineTooLong, SSEError
-from ..events import Event, EventAssembler, split_field
-from ..layered import LayeredSSEParser, as_chunk
+from ..events import Comment, Event, EventAssembler, split_field
+from ..feeding import as_chunk
+from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
 from ..payloads import JSONPayloads
 from ..profiles import DEFAULT_PROFILE, get_profile
@@ -277,7 +278,7 @@ class LstripValue(EventAssembler):
     """``value.lstrip()`` instead of dropping one space: ``data:  x`` and
     ``data:\\tx`` lose whitespace that belongs to the value."""
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         name, colon, value = line.partition(":")
         return super().feed_line(f"{name}:{value.lstrip()}" if colon and name else line)
 
@@ -286,7 +287,7 @@ class SplitEveryColon(EventAssembler):
     """``name, value = line.split(":")[:2]``: the value ends at its first colon,
     so ``data: a:b`` becomes ``a``."""
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         name, *values = line.split(":")
         return super().feed_line(f"{name}:{values[0]}" if values and name else line)
 
@@ -296,7 +297,7 @@ class EventTypeStripped(EventAssembler):
     for the standard. No shipped fixture shows this one: the harness is only
     as good as its fixtures."""
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         event = super().feed_line(line)
         self.event_type = self.event_type.strip()
         return event
@@ -346,7 +347,7 @@ class RetryInt(EventAssembler):
     """``int(value)`` (or ``isdigit()``) for retry: accepts ``+5``, `` 5``,
     ``1_000`` and non-ASCII digits, which the standard ignores."""
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         name, value = split_field(line)
         if name != "retry":
             return super().feed_line(line)
@@ -362,7 +363,7 @@ class IdWithNul(EventAssembler):
     """Every ``id`` value is taken, even one containing U+0000, which the
     standard ignores (such an ID could not be sent back in a header)."""
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         name, value = split_field(line)
         if name != "id":
             return super().feed_line(line)
@@ -377,7 +378,7 @@ class EagerLastEventId(EventAssembler):
     ``id: 2`` and a block the stream never finishes, the parser says ``'2'``,
     and a reconnecting client skips an event it never received."""
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         event = super().feed_line(line)
         self.last_event_id = self.id_buffer
         return event
@@ -407,7 +408,7 @@ class CaseInsensitiveNames(EventAssembler):
     """``name.lower()``: ``Data`` and ``EVENT`` are read as fields, but field
     names are case-sensitive, so they are unknown and ignored."""
 
-    def feed_line(self, line: str) -> Event | None:
+    def feed_line(self, line: str) -> Event | Comment | None:
         name, colon, value = line.partition(":")
         return super().feed_line(name.lower() + colon + value if name else line)
 
@@ -504,7 +505,7 @@ _MEMBERS: list[tuple[str, str, type, frozenset[str]]] = [
 ]
 
 #: name -> parser class with one mistake; see the module docstring.
-ZOO: dict[str, type] = {name: _member(name, layer, part, wrong) for name, layer, part, wrong in _MEMBERS}
+ZOO: dict[str, Any] = {name: _member(name, layer, part, wrong) for name, layer, part, wrong in _MEMBERS}
 
 
 def members(layer: str | None = None, profile: str | None = None) -> list[str]:
@@ -554,7 +555,7 @@ class PerChunkJson:
 
 
 #: name -> payload-layer class with one mistake (returns payloads, not events).
-PAYLOAD_ZOO: dict[str, type] = {
+PAYLOAD_ZOO: dict[str, Any] = {
     "json-error-leaks": JsonErrorLeaks,
     "empty-data-skipped": EmptyDataSkipped,
     "per-chunk-json": PerChunkJson,

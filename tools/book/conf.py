@@ -5,18 +5,19 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
+from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 project = "sse-course"
 html_title = "sse-course"
 extensions = ["myst_nb"]
 root_doc = "index"
-exclude_patterns = []
+exclude_patterns: list[str] = []
 
 # Notebooks are shown with the outputs they store: nothing runs while the book builds.
 nb_execution_mode = "off"
 # The explorers are drawn from their stored state by build_book.py; no widget manager from a CDN.
-nb_ipywidgets_js = {}
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}
 # GitHub's heading anchors, which the lessons' links are written for (README.md#course-map).
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence"]
@@ -67,6 +68,6 @@ class RepositoryLinks(SphinxPostTransform):
                 node.replace_self(nodes.inline("", "", *node.children, *named, classes=["repository-file"]))
 
 
-def setup(app: object) -> None:
+def setup(app: Sphinx) -> None:
     app.add_config_value("repository_root", "", "env")
     app.add_post_transform(RepositoryLinks)

@@ -34,7 +34,7 @@ class Guarded:
             return watched(self._watch, method, *args)
         except SSEError as err:
             if err.completed is None and self._empty is not None:
-                err.completed = self._empty
+                err.complete(self._empty)
             raise
 
     @property

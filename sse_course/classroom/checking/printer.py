@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from .verdict import CheckFailed, NotAttempted, Status, Verdict
@@ -65,7 +64,7 @@ def exercise(what: str) -> Callable[[Callable[..., str]], Callable[..., None]]:
                 show(not_attempted(name, what, detail=str(err)))
                 return
             except CheckFailed as err:
-                err.verdict = replace(err.verdict, check=name)
+                err.name_check(name)
                 emit(err.verdict)
                 raise
             joined = "" if verified.startswith(",") else " "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 
@@ -96,6 +96,10 @@ class CheckFailed(AssertionError):
         self.verdict = verdict
         self.found = found  # the comparator's Difference, for tests (kept fixed while shrinking)
         self.recheck = recheck  # fails(raw, cuts): re-runs the learner's code on another split
+
+    def name_check(self, check: str) -> None:
+        """Say which check failed (the engine raises before it knows the check's name)."""
+        self.verdict = replace(self.verdict, check=check)
 
     @property
     def raw(self) -> bytes:
