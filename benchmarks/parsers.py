@@ -117,7 +117,7 @@ def sdk_decoder(module: str) -> Parse:
 LF, CR = 10, 13
 
 
-def split_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def split_lines(chunks: Iterable[bytes]) -> Iterator[bytes | bytearray]:
     """The floor no parser in Python can beat by much: the same chunks split at line
     ends and nothing more (no decoding, no fields, no events). Bytes are held until
     a chunk brings a line end; then the held bytes, through the chunk's last line

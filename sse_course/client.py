@@ -101,9 +101,11 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iter
 from contextlib import aclosing, suppress
 from typing import Any, cast
 
+# The httpx edge first: without httpx installed, its ImportError names the extra that brings it.
+from .httpx_adapter import media_type  # isort: skip
+
 import httpx
 
-from .httpx_adapter import media_type
 from .reconnect import (
     INITIAL_RECONNECTION_MS,
     MAX_WAIT_MS,
@@ -356,13 +358,17 @@ class _ClientBase(ABC):
 
 class Sending:
     """A request sent by a thread of its own, so that the loop's wait for its response
-    can be cut; a response that comes after the loop stopped waiting is closed."""
+    can be cut; a response that comes after the loop stopped waiting is closed. Where
+    no thread can start (the browser), it is sent at once, and that wait cannot be cut."""
 
     def __init__(self, http: httpx.Client, request: httpx.Request, wake: Callable[[], None]) -> None:
         self.lock = threading.Lock()
         self.outcome: httpx.Response | BaseException | None = None
         self.left = False
-        threading.Thread(target=self._send, args=(http, request, wake), daemon=True).start()
+        try:
+            threading.Thread(target=self._send, args=(http, request, wake), daemon=True).start()
+        except RuntimeError:  # no threads here (Pyodide, in the browser): sent in the loop's own thread
+            self._send(http, request, wake)
 
     def _send(self, http: httpx.Client, request: httpx.Request, wake: Callable[[], None]) -> None:
         try:

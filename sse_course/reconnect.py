@@ -164,7 +164,8 @@ class Body:
     (the network cut it) is told apart from an invalid byte earlier in the body.
     """
 
-    def __init__(self, parser: SSEParser, codings: list[str]) -> None:
+    def __init__(self, parser: SSEParser[Any], codings: list[str]) -> None:
+        # SSEParser[Any]: its items are Event, or Event | Comment when the options ask for comments.
         self.parser = parser
         self.inflaters = [Inflater(DECODABLE[coding]) for coding in reversed(codings)]  # the last applied, first undone
         self.fed = 0
@@ -184,14 +185,16 @@ class Body:
 
     def feed(self, data: bytes) -> list[Event | Comment]:
         self.fed += len(data)
-        return self.parser.feed(data)
+        events: list[Event | Comment] = [*self.parser.feed(data)]
+        return events
 
     def close(self) -> list[Event | Comment]:
         """The end of the body. An end inside a character or an event is a drop in
         either profile (the partial event is discarded; the server sends it again);
         an invalid byte is raised, even when the strict parser finds it only now."""
         try:
-            return self.parser.close()
+            events: list[Event | Comment] = [*self.parser.close()]
+            return events
         except IncompleteStream as err:
             return list(err.events)
         except DecodeError as err:
@@ -381,7 +384,7 @@ class ReconnectCore:
     def stop_reading(self) -> bool:
         return self.interrupted()
 
-    def _remember(self, parser: SSEParser, found: list[Event | Comment]) -> Iterator[Item]:
+    def _remember(self, parser: SSEParser[Any], found: list[Event | Comment]) -> Iterator[Item]:
         """Keep the parser's ``retry`` (it holds from the moment its line was read), hand
         ``found`` over, then keep the parser's ID for the next connection.
 

@@ -33,6 +33,7 @@ class Missing:
         return None
 
 sys.meta_path.insert(0, Missing())
+import importlib
 import sse_course
 from sse_course import Comment, Event, JSONPayloads, SSEParser, iter_events
 
@@ -45,6 +46,13 @@ for name in ("EventSourceClient", "connect_sse", "iter_sse"):
         print(name, err.name, err)
     else:
         print(name, "imported")
+for module in ("sse_course.client", "sse_course.httpx_adapter"):  # imported by path, as users of the client do
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        print(module, err.name, err)
+    else:
+        print(module, "imported")
 print(sorted(module for module in sys.modules if module.partition(".")[0] in {"httpx", "ipywidgets", "IPython"}))
 """
 
@@ -58,7 +66,8 @@ def run_python(code: str) -> list[str]:
 def test_the_parser_needs_no_extra_and_the_httpx_names_say_which_extra_brings_httpx() -> None:
     *names, imported = run_python(WITHOUT_EXTRAS)
     assert [line.split()[:2] for line in names] == [
-        [name, "httpx"] for name in ("EventSourceClient", "connect_sse", "iter_sse")
+        [name, "httpx"]
+        for name in ("EventSourceClient", "connect_sse", "iter_sse", "sse_course.client", "sse_course.httpx_adapter")
     ]
     assert all(line.endswith("pip install 'sse-course[httpx]'") for line in names), names
     assert imported == "[]"

@@ -19,8 +19,9 @@ import pytest
 from sse_course import Event, IncompleteStream, SSEError
 from sse_course.classroom.fixtures import Fixture, get_fixture
 from sse_course.classroom.harness import Outcome, agrees, interesting_cuts
+from sse_course.classroom.plan import planned_writes, resume_points, writes_between
 from sse_course.classroom.recording import fetch
-from sse_course.classroom.server import SSEServer, main, planned_writes
+from sse_course.classroom.server import SSEServer, main
 from sse_course.httpx_adapter import NotAnEventStream, aiter_sse, iter_sse, sse_headers
 
 TIMEOUT = 5.0
@@ -200,8 +201,6 @@ def test_the_command_line_demo_refuses_bad_arguments_plainly(
 
 
 # --- resuming, and what the client's tests need ----------------------------------------------
-
-from sse_course.classroom.server import resume_points, writes_between  # noqa: E402
 
 
 @pytest.mark.parametrize(

@@ -4,14 +4,17 @@
 response, every chunk ``iter_raw()`` yields is recorded as it was read, and one
 ``SSEParser`` turns the chunks into events. It keeps the parser so that it can
 report ``last_event_id``: the ID committed at the last dispatch, which a
-reconnecting client sends as ``Last-Event-ID``. (It shows the reads as they
-came off the socket, so it reads ``iter_raw()``; the demo server sends no
-content coding unless asked to. The package's edge, ``httpx_adapter``, and the
-client read ``iter_bytes()``.)
+reconnecting client sends as ``Last-Event-ID``. (It shows the body's bytes as
+the HTTP layer received them, so it reads ``iter_raw()``; the demo server sends
+no content coding unless asked to. The package's edge, ``httpx_adapter``, and
+the client read ``iter_bytes()``.) It uses the httpx client it is given (the
+course server's ``client()``, which in the browser is an in-process transport),
+else a new one.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import httpx
@@ -35,15 +38,15 @@ class Received:
     last_event_id: str
 
 
-def fetch(url: str, profile: str = "strict", last_event_id: str = "") -> Received:
-    """GET ``url`` as an event stream; record each chunk read and parse it as it arrives."""
+def fetch(url: str, profile: str = "strict", last_event_id: str = "", client: httpx.Client | None = None) -> Received:
+    """GET ``url`` as an event stream (with ``client``, else a new one); record each chunk read and parse it."""
     parser = SSEParser(profile)
     reads: list[bytes] = []
     events: list[Event] = []
     error = None
     try:
-        with httpx.Client(timeout=TIMEOUT) as client:
-            with client.stream("GET", url, headers=sse_headers(last_event_id)) as response:
+        with httpx.Client(timeout=TIMEOUT) if client is None else nullcontext(client) as http:
+            with http.stream("GET", url, headers=sse_headers(last_event_id)) as response:
                 check_event_stream(response)
                 for chunk in response.iter_raw():
                     reads.append(chunk)

@@ -2,7 +2,9 @@
 
 Fixtures show the parser every split on purpose; this server shows what a real
 connection does to the writes. It is a classroom tool on the standard
-library's asyncio (no framework):
+library's asyncio (no framework). What it sends is decided by its plan
+(:mod:`sse_course.classroom.plan`), which the in-process form for the browser
+(:mod:`sse_course.classroom.inprocess`) carries out too:
 
 * it binds loopback only (127.0.0.1 by default, on a free port) and refuses
   any other host, so a lesson never opens a port to the network;
@@ -42,33 +44,25 @@ import argparse
 import asyncio
 import ipaddress
 import threading
-import time
-import zlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
-from ..parser import SSEParser
+import httpx
+
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from .fixtures import get_fixture
-from .harness import chunks_of
+from .plan import REASONS, Answer, ServerPlan
 
 #: Seconds allowed for starting, stopping, and reading a request's head.
 TIMEOUT = 5.0
 #: The request head (request line and headers) must fit in this many bytes.
 MAX_HEAD_BYTES = 16 * 1024
 
-#: Response status lines the server may send.
-REASONS = {200: "OK", 204: "No Content", 307: "Temporary Redirect", 404: "Not Found", 405: "Method Not Allowed"}
-EVENT_STREAM = "text/event-stream; charset=utf-8"
-#: Content codings the server can apply (when the request's Accept-Encoding asks for it).
-ENCODINGS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
-
 
 def response_head(status: int, headers: Sequence[tuple[str, str]] = ()) -> bytes:
-    """A response head that closes the connection after the body."""
+    """A response head: the status line and ``headers``."""
     lines = [f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}", *(f"{k}: {v}" for k, v in headers)]
-    return ("\r\n".join([*lines, "Connection: close", "", ""])).encode("latin-1")
+    return ("\r\n".join([*lines, "", ""])).encode("latin-1")
 
 
 def http_chunk(data: bytes) -> bytes:
@@ -83,6 +77,15 @@ def http_chunk(data: bytes) -> bytes:
 LAST_CHUNK = b"0\r\n\r\n"
 
 
+def wire_body(answer: Answer) -> list[bytes]:
+    """What goes on the wire after the head, write by write: each write as it is, or
+    framed as one HTTP chunk, then the last chunk when a chunked body is whole."""
+    if not answer.chunked:
+        return list(answer.writes)
+    last = [LAST_CHUNK] if answer.whole and not answer.hold else []
+    return [*(http_chunk(write) for write in answer.writes), *last]
+
+
 def loopback_host(host: str) -> str:
     """Return ``host`` if it is a loopback IP address; refuse anything else.
 
@@ -95,42 +98,6 @@ def loopback_host(host: str) -> str:
     except ValueError:
         pass
     raise ValueError(f"the demo SSE server binds loopback only (e.g. 127.0.0.1 or ::1), not {host!r}")
-
-
-def planned_writes(body: bytes, cuts: Iterable[int] = (), drop_at: int | None = None) -> list[bytes]:
-    """The chunks the server writes: ``body`` (cut short at ``drop_at``) cut at ``cuts``."""
-    if drop_at is not None:
-        if not 0 <= drop_at <= len(body):
-            raise ValueError(f"drop_at={drop_at} outside 0..{len(body)}")
-        body = body[:drop_at]
-    cuts = sorted(set(cuts))
-    if any(not 0 < cut < len(body) for cut in cuts):
-        raise ValueError(f"cuts {cuts} outside 1..{len(body) - 1}")
-    return chunks_of(body, cuts) if body else []
-
-
-def writes_between(body: bytes, cuts: Iterable[int], start: int, end: int) -> list[bytes]:
-    """The chunks of ``body[start:end]``, cut where ``cuts`` (offsets into ``body``) fall inside."""
-    inner = [cut - start for cut in sorted(set(cuts)) if start < cut < end]
-    return chunks_of(body[start:end], inner) if end > start else []
-
-
-def resume_points(body: bytes) -> dict[str, int]:
-    """For each event ID in ``body``: the offset just after the block that first committed it.
-
-    A server resumes there when a client sends that ID as ``Last-Event-ID``.
-    The parser finds the IDs (line by line, so it costs one feed per line).
-    """
-    parser = SSEParser("browser")
-    points: dict[str, int] = {}
-    ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n" and body[i : i + 2] != b"\r\n"]
-    start = 0
-    for end in [*ends, len(body)]:
-        parser.feed(body[start:end])
-        start = end
-        if parser.last_event_id:
-            points.setdefault(parser.last_event_id, end)
-    return points
 
 
 async def read_head(reader: asyncio.StreamReader) -> tuple[str, dict[str, str]]:
@@ -152,85 +119,15 @@ async def read_request_head(reader: asyncio.StreamReader) -> tuple[str, str, dic
     return method, path, {k.strip().lower(): v.strip() for k, v in headers.items()}
 
 
-@dataclass(frozen=True)
-class Request:
-    """One request as the server saw it; ``at`` is ``time.monotonic()`` when its head arrived."""
+class SSEServer(ServerPlan):
+    """The plan (:class:`~sse_course.classroom.plan.ServerPlan`: the body, its
+    writes, drops, resuming, 204, the options) served on a loopback socket by an
+    asyncio loop in a thread; ``host`` must be a loopback address."""
 
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    at: float
-
-
-class SSEServer:
-    """Serve ``body`` to every GET of ``/`` as ``text/event-stream``, in planned writes.
-
-    ``cuts`` are byte offsets where one write ends and the next begins;
-    ``pause`` is the delay in seconds between writes; ``drop_at`` closes the
-    connection after that many bytes of the body. ``requests`` records each
-    request's headers (e.g. the ``Last-Event-ID`` a reconnecting client sent),
-    ``log`` each :class:`Request` in full.
-
-    Resuming: a request with a ``Last-Event-ID`` the body committed gets the
-    body from just after that ID's block (an unknown ID gets it all).
-    ``drops`` closes the n-th connection when it reaches ``drops[n]`` (an
-    offset in ``body``); later connections run to the end. With
-    ``end_with_204``, a request that would resume at the body's end is
-    answered 204 ("no more: stop reconnecting").
-
-    For the client's tests: ``status`` and ``content_type`` of the stream's
-    response, ``methods`` allowed (405 for others), ``encoding`` ("gzip" or
-    "deflate", applied when the request accepts it, flushed per write),
-    ``hold`` (keep the connection open, silent, after the body), ``page``
-    (HTML served at ``/page``, for a browser). ``/redirect`` answers 307 to ``/``;
-    other paths 404. ``chunked`` sends the stream's body with the chunked
-    transfer coding, one HTTP chunk per write, so that a drop is a cut body to
-    the HTTP client rather than an ordinary end.
-    """
-
-    def __init__(
-        self,
-        body: bytes,
-        *,
-        cuts: Sequence[int] = (),
-        pause: float = 0.0,
-        drop_at: int | None = None,
-        host: str = "127.0.0.1",
-        drops: Sequence[int] = (),
-        end_with_204: bool = False,
-        status: int = 200,
-        content_type: str = EVENT_STREAM,
-        methods: Sequence[str] = ("GET",),
-        encoding: str | None = None,
-        hold: bool = False,
-        page: str | None = None,
-        chunked: bool = False,
-    ) -> None:
-        if pause < 0:
-            raise ValueError(f"pause must be >= 0 seconds, got {pause!r}")
-        if encoding is not None and encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {sorted(ENCODINGS)}, got {encoding!r}")
+    def __init__(self, body: bytes, *, host: str = "127.0.0.1", **options: Any) -> None:
+        super().__init__(body, **options)
         self.host = loopback_host(host)
-        self.writes = planned_writes(body, cuts, drop_at)
-        self.body = body
-        self.cuts = sorted(set(cuts))
-        self.drop_at = len(body) if drop_at is None else drop_at
-        self.drops = list(drops)
-        self.end_with_204 = end_with_204
-        self.status = status
-        self.content_type = content_type
-        self.methods = tuple(methods)
-        self.encoding = encoding
-        self.hold = hold
-        self.page = page
-        self.chunked = chunked
-        self.pause = pause
         self.port = 0
-        self.requests: list[dict[str, str]] = []
-        self.log: list[Request] = []
-        self.streams_served = 0
-        self._resume_points: dict[str, int] | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -243,27 +140,18 @@ class SSEServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/"
 
+    def client(self, **options: Any) -> httpx.Client:
+        """An httpx client for this server (``timeout`` 5 s unless given): httpx's own transport, a real socket."""
+        return httpx.Client(**{"timeout": TIMEOUT, **options})
+
+    def async_client(self, **options: Any) -> httpx.AsyncClient:
+        """The async twin of :meth:`client`."""
+        return httpx.AsyncClient(**{"timeout": TIMEOUT, **options})
+
     @property
     def open_connections(self) -> int:
         """Connections being served right now (a client that closed is noticed at once)."""
         return len(self._tasks)
-
-    def describe(self) -> str:
-        """The planned writes, with each cut drawn as ' | '."""
-        return " | ".join(repr(chunk) for chunk in self.writes)
-
-    def replan(self, drops: Sequence[int]) -> None:
-        """Start counting connections anew with these drop points (one server, many cases)."""
-        self.drops = list(drops)
-        self.streams_served = 0
-        self.requests.clear()
-        self.log.clear()
-
-    def resume_offset(self, last_event_id: str) -> int:
-        """Where a request carrying ``last_event_id`` starts in the body (0 if unknown)."""
-        if self._resume_points is None:
-            self._resume_points = resume_points(self.body)
-        return self._resume_points.get(last_event_id, 0) if last_event_id else 0
 
     # --- lifecycle ---------------------------------------------------------
 
@@ -339,79 +227,28 @@ class SSEServer:
             self._tasks.discard(task)
 
     async def _respond(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Read one request, ask the plan, and send its answer: the head, then the writes, paused apart."""
         method, path, headers = await asyncio.wait_for(read_request_head(reader), TIMEOUT)
         length = int(headers.get("content-length", "0") or 0)
         body = await asyncio.wait_for(reader.readexactly(length), TIMEOUT) if length else b""
-        self.log.append(Request(method, path, headers, body, time.monotonic()))
-        if path == "/page" and self.page is not None:
-            page = self.page.encode("utf-8")
-            head = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(page)))]
-            await self._send(writer, response_head(200, head) + page)
-            return
-        if path == "/redirect":
-            await self._send(writer, response_head(307, [("Location", "/"), ("Content-Length", "0")]))
-            return
-        if path != "/":
-            await self._send(writer, response_head(404, [("Content-Length", "0")]))
-            return
-        self.requests.append(headers)
-        if method not in self.methods:
-            allow = ", ".join(self.methods)
-            await self._send(writer, response_head(405, [("Allow", allow), ("Content-Length", "0")]))
-            return
-        await self._stream(reader, writer, headers)
-
-    async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
-        writer.write(data)
-        await writer.drain()
-
-    async def _stream(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, headers: dict[str, str]
-    ) -> None:
-        """The stream's response: from the resume point to this connection's drop point."""
-        start = self.resume_offset(headers.get("last-event-id", ""))
-        if self.end_with_204 and start >= len(self.body):
-            await self._send(writer, response_head(204, [("Content-Length", "0")]))
-            return
-        connection = self.streams_served
-        self.streams_served += 1
-        end = self.drops[connection] if connection < len(self.drops) else self.drop_at
-        head = [("Content-Type", self.content_type), ("Cache-Control", "no-cache")]
-        encoder = self._encoder(headers.get("accept-encoding", ""))
-        if encoder is not None and self.encoding is not None:  # (an encoder comes only with an encoding)
-            head.append(("Content-Encoding", self.encoding))
-        if self.chunked:
-            head.append(("Transfer-Encoding", "chunked"))
-        await self._send(writer, response_head(self.status, head))
+        answer = self.answer(method, path, headers, body)
+        await self._send(writer, response_head(answer.status, answer.headers))
         client_gone = asyncio.ensure_future(reader.read())  # EOF: the client closed the connection
         try:
-            for index, chunk in enumerate(writes_between(self.body, self.cuts, start, max(start, end))):
+            for index, data in enumerate(wire_body(answer)):
                 if index and self.pause and await self._client_left(client_gone, self.pause):
                     return
-                await self._write(
-                    writer, chunk if encoder is None else encoder.compress(chunk) + encoder.flush(zlib.Z_SYNC_FLUSH)
-                )
-            if encoder is not None and end >= len(self.body):
-                await self._write(writer, encoder.flush())
-            if self.chunked and end >= len(self.body) and not self.hold:
-                await self._send(writer, LAST_CHUNK)
-            if self.hold:
+                await self._send(writer, data)
+            if answer.hold:
                 await client_gone
         finally:
             client_gone.cancel()
             if client_gone.done() and not client_gone.cancelled():
                 client_gone.exception()  # a reset connection: seen, so asyncio does not log it
 
-    async def _write(self, writer: asyncio.StreamWriter, data: bytes) -> None:
-        """One planned write of the stream's body: as it is, or as one HTTP chunk in chunked mode."""
-        await self._send(writer, http_chunk(data) if self.chunked else data)
-
-    def _encoder(self, accept_encoding: str) -> Any:
-        """A compressor for the configured coding, if the request accepts it."""
-        accepted = {part.split(";")[0].strip().lower() for part in accept_encoding.split(",")}
-        if self.encoding is None or self.encoding not in accepted:
-            return None
-        return zlib.compressobj(wbits=ENCODINGS[self.encoding])
+    async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        writer.write(data)
+        await writer.drain()
 
     @staticmethod
     async def _client_left(client_gone: asyncio.Future, pause: float) -> bool:
@@ -430,8 +267,6 @@ def parse_cuts(text: str) -> list[int]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Serve a fixture on loopback, read it once with httpx, and show writes, reads and events."""
-    import httpx  # only the demo's client needs it
-
     from .recording import fetch, show_received
 
     arguments = _arguments()
@@ -452,7 +287,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 print("stopped")
             return
         try:
-            print(show_received(fetch(server.url, args.profile)))
+            with server.client() as client:
+                print(show_received(fetch(server.url, args.profile, client=client)))
         except httpx.RemoteProtocolError as err:  # a chunked body cut by --drop-at
             print(f"client: the chunked body was cut ({type(err).__name__}: {err})")
 
