@@ -462,6 +462,7 @@ def read_answer(
     profile: str = "strict",
     keep: bool = True,
     types: tuple = ("message",),
+    cut_body: tuple[type[Exception], ...] = (httpx.RemoteProtocolError,),
 ) -> tuple[str, bool]:
     """The solution, with one switch per rule to break it."""
     texts, whole = [], True
@@ -474,6 +475,8 @@ def read_answer(
         except IncompleteStream:
             whole = False
             texts = texts if keep else []
+        except cut_body:
+            whole = False
     return "".join(texts), whole
 
 
@@ -502,10 +505,11 @@ def test_read_answer_solution_passes(capsys: pytest.CaptureFixture[str]) -> None
     "mutant, kind, direction, says",
     [
         (lambda c, u: read_answer(c, u, iterate="raw"), Kind.WRONG_ERROR, "unexpected", "iter_bytes()"),
-        (lambda c, u: read_answer(c, u, profile="browser"), Kind.MISSING_ERROR, "none raised", "strict profile"),
+        (lambda c, u: read_answer(c, u, profile="browser"), Kind.MISSING_ERROR, "none raised", "IncompleteStream"),
+        (lambda c, u: read_answer(c, u, cut_body=()), Kind.WRONG_ERROR, "unexpected", "RemoteProtocolError"),
         (lambda c, u: read_answer(c, u, keep=False), Kind.MISSING, "never", "arrived in whole events"),
         (lambda c, u: read_answer(c, u, types=("message", "ping")), Kind.EXTRA, "more", "more than the message events"),
-        (parser_per_chunk, Kind.MISSING_ERROR, "none raised", "strict profile"),
+        (parser_per_chunk, Kind.MISSING_ERROR, "none raised", "IncompleteStream"),
     ],
 )
 def test_read_answer_rejects_each_rule_broken(

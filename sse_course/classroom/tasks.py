@@ -267,11 +267,14 @@ CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, by
 # --- exercise 08: an answer read from a real stream --------------------------
 
 
-def answer_of(served: bytes) -> tuple[str, bool]:
+def answer_of(served: bytes, cut_by_http: bool = False) -> tuple[str, bool]:
     """What exercise 08's reader must return for the bytes a server sent: the data of
-    the ``message`` events joined, and False when the stream stopped inside a line or an event."""
+    the ``message`` events joined, and False when the stream stopped inside a line or an
+    event, or when HTTP itself says the body was cut (a chunked body dropped short)."""
     parser = SSEParser()
     events, whole = parser.feed(served), True
+    if cut_by_http:
+        return "".join(event.data for event in events if event.type == "message"), False
     try:
         events += parser.close()
     except IncompleteStream as err:
@@ -540,25 +543,43 @@ class ServedCase:
     body: bytes
     drop_at: int
     encoding: str | None
+    chunked: bool = False
 
     @property
     def served(self) -> bytes:
         return self.body[: self.drop_at]
 
+    @property
+    def cut_by_http(self) -> bool:
+        """A chunked body dropped short: httpx raises RemoteProtocolError while it is read."""
+        return self.chunked and self.drop_at < len(self.body)
+
+    def expected(self) -> tuple[str, bool]:
+        return answer_of(self.served, self.cut_by_http)
+
     def show(self) -> str:
         dropped = "" if self.drop_at == len(self.body) else f", dropped after byte {self.drop_at} of {len(self.body)}"
         coded = ", sent gzip-compressed (Content-Encoding: gzip)" if self.encoding else ""
-        return f"stream {self.name}{dropped}{coded}; the server sent\n    {self.served!r}"
+        framed = ", sent chunked (Transfer-Encoding: chunked)" if self.chunked else ""
+        return f"stream {self.name}{dropped}{coded}{framed}; the server sent\n    {self.served!r}"
+
+
+#: How the cases are served, in turn: plain, gzip, chunked, gzip and chunked (the body's two endings, and both codings).
+SERVED_AS: tuple[tuple[str | None, bool], ...] = ((None, False), ("gzip", False), (None, True), ("gzip", True))
 
 
 def served_cases() -> list[ServedCase]:
-    """Each stream whole and dropped after each line end and just before it, every other one gzip-compressed; smallest first."""  # noqa: E501
+    """Each stream whole and dropped after each line end and just before it, served in turn
+    plain, gzip-compressed, chunked, and both; smallest first. A close-delimited body just
+    ends at a drop; a chunked one is cut, and httpx says so."""
     cases = set()
     for name, (_about, body) in ANSWER_STREAMS.items():
         ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n"]
         cases.update((name, body, drop) for drop in {len(body), *ends, *(end - 1 for end in ends)} if drop > 0)
     ordered = sorted(cases, key=lambda case: (case[2], case[0]))
-    return [ServedCase(name, body, drop, "gzip" if i % 2 else None) for i, (name, body, drop) in enumerate(ordered)]
+    return [
+        ServedCase(name, body, drop, *SERVED_AS[i % len(SERVED_AS)]) for i, (name, body, drop) in enumerate(ordered)
+    ]
 
 
 @exercise("your read_answer")
@@ -569,7 +590,10 @@ def check_read_answer(read_answer: Callable[[httpx.Client, str], tuple[str, bool
     with httpx.Client(timeout=TIMEOUT) as client:
         for case in cases:
             check_served(read_answer, client, case)
-    return f"on {len(cases)} real streams, cut after every line end and just before it, half of them gzip-compressed"
+    return (
+        f"on {len(cases)} real streams, cut after every line end and just before it, "
+        "ending with the connection or as a cut chunked body, plain or gzip-compressed"
+    )
 
 
 def check_served(
@@ -577,7 +601,12 @@ def check_served(
 ) -> None:
     """Serve one case, call the learner's reader on it, raise what differs."""
     with SSEServer(
-        case.served, cuts=interesting_cuts(case.served), pause=ANSWER_PAUSE, encoding=case.encoding
+        case.body,
+        cuts=interesting_cuts(case.served),
+        pause=ANSWER_PAUSE,
+        drop_at=case.drop_at,
+        encoding=case.encoding,
+        chunked=case.chunked,
     ) as server:
         try:
             got = attempted(read_answer, client, server.url)
@@ -585,7 +614,7 @@ def check_served(
             raise
         except Exception as err:  # a wrong reader may raise anything: that is what it did
             got = err
-    expected = answer_of(case.served)
+    expected = case.expected()
     if got != expected:
         kind, says, details, direction = answer_difference(case, expected, got)
         raise failed("your read_answer", kind, says, details, direction=direction, fixture=case.name, raw=case.served)
@@ -596,7 +625,13 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
     details = f"{case.show()}\nexpected: {expected!r}\n     got: {got!r}"
     if isinstance(got, Exception):
         hint = ""
-        if case.encoding and isinstance(got, SSEError):
+        if isinstance(got, httpx.RemoteProtocolError) and case.cut_by_http:
+            hint = (
+                " The body was sent chunked and the connection dropped before its end: httpx raises"
+                " RemoteProtocolError while you read. Catch it and treat it as the stream ending early:"
+                " keep the text that arrived whole, and report that the stream did not."
+            )
+        elif case.encoding and isinstance(got, SSEError):
             hint = " The body is compressed: read response.iter_bytes(), which undoes gzip; iter_raw() hands over the compressed bytes."  # noqa: E501
         elif isinstance(got, SSEError):
             hint = " A cut stream is expected here: catch IncompleteStream and keep the events that arrived whole."
@@ -626,12 +661,13 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
             )
         return Kind.WRONG_VALUE, f"the text should be {text!r}, yours is {got_text!r}.", details, ""
     if got_whole and not whole:
-        return (
-            Kind.MISSING_ERROR,
-            "the stream stopped inside a line or an event, and your reader says it arrived whole: read it in the strict profile.",  # noqa: E501
-            details,
-            "none raised",
+        why = (
+            "the chunked body was cut (httpx raised RemoteProtocolError while reading it)"
+            if case.cut_by_http
+            else "the stream stopped inside a line or an event: a strict parser raises IncompleteStream "
+            "when such a body ends (from close(), or from iter_sse at the end of the body)"
         )
+        return Kind.MISSING_ERROR, f"{why}, and your reader says it arrived whole.", details, "none raised"
     return (
         Kind.WRONG_ERROR,
         "the stream ended cleanly after a blank line, and your reader says it was cut.",
