@@ -3,9 +3,12 @@ the checks must accept them, and the rule mutants in test_rules.py each break on
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 
-from sse_course import DecodeError, IncompleteStream
+from sse_course import DecodeError, Event, IncompleteStream
+from sse_course.classroom.checks import ContractError, ProviderError
 from sse_course.errors import LineTooLong
 from sse_course.lines import LineSplitter
 
@@ -156,3 +159,39 @@ class BlockCutter:
         rest = bytes(self.held)
         self.held.clear()
         return rest
+
+
+class NamedEvents:
+    """Exercise 06's contract of named events, written as the exercise asks."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.count = 0
+
+    def feed(self, events: Iterable[Event]) -> list[str]:
+        texts = []
+        for event in events:
+            index, self.count = self.count, self.count + 1
+            if self.done:
+                raise ContractError(f"event {index + 1}: {event.type!r} after done")
+            if event.type == "done":
+                self.done = True
+            elif event.type == "delta":
+                texts.append(self.field(event, index, "text"))
+            elif event.type == "error":
+                raise ProviderError(self.field(event, index, "message"))
+        return texts
+
+    def field(self, event: Event, index: int, key: str) -> str:
+        try:
+            value = json.loads(event.data)
+        except json.JSONDecodeError:
+            raise ContractError(f"event {index + 1}: {event.type} data is not JSON") from None
+        if not isinstance(value, dict) or not isinstance(value.get(key), str):
+            raise ContractError(f"event {index + 1}: {event.type} needs a string {key!r}")
+        return value[key]
+
+    def close(self) -> list[str]:
+        if not self.done:
+            raise ContractError(f"the stream ended after {self.count} events without done")
+        return []

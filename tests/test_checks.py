@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import learner_code
 import pytest
 from learner_code import Decoder
 from test_rules import (
@@ -417,7 +418,7 @@ def test_safe_cut_check_rejects_wrong_cuts_with_the_shortest_buffer(mutant: Call
 
 
 def test_safe_cut_check_accepts_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_safe_cut(checks.whole_characters)
+    checks.check_safe_cut(learner_code.safe_cut)
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
@@ -449,5 +450,5 @@ def test_named_events_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -
 
 
 def test_named_events_check_accepts_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_named_events(checks.NamedEventsReference)
+    checks.check_named_events(learner_code.NamedEvents)
     assert capsys.readouterr().out.startswith("Correct: ")

@@ -236,25 +236,25 @@ class LimitOnCompleteLines(LineLimit):
 # --- exercise 06: the named-events contract, and the JSON adapter ---------------------
 
 
-class DataNotText(checks.NamedEventsReference):
+class DataNotText(learner_code.NamedEvents):
     def field(self, event: Any, index: int, key: str) -> str:
         super().field(event, index, key)
         return event.data
 
 
-class ErrorSkipped(checks.NamedEventsReference):
+class ErrorSkipped(learner_code.NamedEvents):
     def feed(self, events: Any) -> list[str]:
         return super().feed([event for event in events if event.type != "error"])
 
 
-class DoneGivesText(checks.NamedEventsReference):
+class DoneGivesText(learner_code.NamedEvents):
     def feed(self, events: Any) -> list[str]:
         events = list(events)
         texts = super().feed(events)
         return texts + ["" for event in events if event.type == "done"]
 
 
-class UnknownTypesRefused(checks.NamedEventsReference):
+class UnknownTypesRefused(learner_code.NamedEvents):
     def feed(self, events: Any) -> list[str]:
         events = list(events)
         if any(event.type not in ("delta", "error", "done") for event in events):
@@ -262,18 +262,18 @@ class UnknownTypesRefused(checks.NamedEventsReference):
         return super().feed(events)
 
 
-class AfterDoneAllowed(checks.NamedEventsReference):
+class AfterDoneAllowed(learner_code.NamedEvents):
     def feed(self, events: Any) -> list[str]:
         texts = super().feed([e for e in events if not self.done])
         return texts
 
 
-class NoEndRequired(checks.NamedEventsReference):
+class NoEndRequired(learner_code.NamedEvents):
     def close(self) -> list[str]:
         return []
 
 
-class JsonLeaks(checks.NamedEventsReference):
+class JsonLeaks(learner_code.NamedEvents):
     def field(self, event: Any, index: int, key: str) -> str:
         return json.loads(event.data)[key]
 

@@ -46,6 +46,7 @@ from typing import Any
 
 from .. import __version__, decoding, layered, lines, parser
 from .. import events as package_events
+from .. import payloads as payloads_module
 from ..decoding import Utf8Decoder
 from ..errors import DEFAULT_MAX_LINE_CHARS, LineTooLong, SSEError
 from ..events import Event, EventAssembler
@@ -64,7 +65,6 @@ from .checking import (
     StreamCheck,
     Trace,
     Watch,
-    attempted,
     check_partitions,
     difference,
     exercise,
@@ -74,8 +74,10 @@ from .checking import (
     not_yours,
     regrouped,
     rules,
+    stand_in,
     trace,
     try_it,
+    watched,
 )
 from .checking.compare import NO_STATE, carried_events, no_state, one_byte_reads, show_error
 from .fixtures import Fixture, load_contract, load_fixtures
@@ -462,11 +464,11 @@ DECODER = layer_check(
     empty="",
     not_yours=NotYours(
         "write the decoder yourself, with bytes.decode and your safe_cut: no codecs incremental decoder, "
-        "no Utf8Decoder (not subclassed, held or called)",
+        "no Utf8Decoder, not the course's own safe_cut (not subclassed, held or called)",
         classes=(Utf8Decoder, codecs.IncrementalDecoder),
-        code=(codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder),
+        code=(codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder, whole_characters),
     ),
-    parts=(("safe_cut", whole_characters),),
+    parts=(("safe_cut", stand_in(whole_characters, "safe_cut")),),
 )
 
 
@@ -688,13 +690,24 @@ SAFE_CUT_RULES = rules(
 )
 
 
+SAFE_CUT_NOT_YOURS = NotYours(
+    "work out the cut from the bytes yourself (which bytes are lead bytes, how many they promise): "
+    "not with a decoder (codecs, Utf8Decoder) nor the course's own safe_cut",
+    classes=(Utf8Decoder, codecs.IncrementalDecoder),
+    code=(whole_characters, codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder),
+)
+
+
 @exercise("your safe_cut")
 def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
     """Exercise 02: ``safe_cut(buffer)`` is the number of leading bytes that end
     on a character boundary (a lead byte's promise kept, or broken beyond repair)."""
     cases = safe_cut_cases()
+    watch = Watch(SAFE_CUT_NOT_YOURS)
     for buffer in cases:
-        expected, got = whole_characters(buffer), attempted(safe_cut, buffer)
+        expected, got = whole_characters(buffer), watched(watch, safe_cut, buffer)
+        if watch.reached:
+            raise not_yours("your safe_cut", SAFE_CUT_NOT_YOURS, watch.reached[0])
         if got != expected:
             low = isinstance(got, int) and got < expected
             raise failed(
@@ -760,7 +773,7 @@ BYTE_LINES = StreamCheck(
     not_yours=NotYours(
         "write the line splitter yourself, on bytes with bytes.find: not the package's LineSplitter "
         "(not subclassed, held or called) nor its parsers",
-        classes=(LineSplitter,),
+        classes=(LineSplitter, LatinLines),
         code=PACKAGE_LINES,
     ),
 )
@@ -842,11 +855,29 @@ def expected_event(case: dict, last_event_id: str, retry: int | None) -> Event:
     )
 
 
-def _encoded(encode: Callable[..., bytes], case: dict) -> Any:
+@functools.cache
+def encoder_not_yours() -> NotYours:
+    """What the encoder task forbids: a library's encoder (sse-starlette's, where it is installed)."""
     try:
-        return attempted(encode, **case)
+        from sse_starlette import event as starlette_event
+    except ImportError:  # not installed: nothing of it can be called
+        return NotYours(ENCODER_TASK)
+    return NotYours(ENCODER_TASK, classes=(starlette_event.ServerSentEvent,), code=(starlette_event,))
+
+
+ENCODER_TASK = "write the fields yourself: not a library's encoder (sse-starlette's ServerSentEvent)"
+
+
+def _encoded(encode: Callable[..., bytes], case: dict, watch: Watch) -> Any:
+    try:
+        got = watched(watch, encode, **case)
+    except NotAttempted:
+        raise
     except Exception as err:  # that is what it did
-        return err
+        got = err
+    if watch.reached:
+        raise not_yours("your encoder", encoder_not_yours(), watch.reached[0])
+    return got
 
 
 def _call(case: dict) -> str:
@@ -859,10 +890,11 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
     package's parser, gives back exactly the events encoded, in both profiles
     and under every single cut; values no stream can carry raise ValueError."""
     cases = encode_cases()
+    watch = Watch(encoder_not_yours())
     for first in [{}, {"data": "before", "id": "1", "retry": 10}]:
         for case in cases:
             calls = [first, case] if first else [case]
-            encoded = [_encoded(encode, call) for call in calls]
+            encoded = [_encoded(encode, call, watch) for call in calls]
             bad = next((e for e in encoded if not isinstance(e, bytes)), None)
             if bad is not None:
                 raise failed(
@@ -897,7 +929,7 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
                             direction=found.direction,
                         )
     for case in ENCODE_REFUSED:
-        got = _encoded(encode, case)
+        got = _encoded(encode, case, watch)
         if not isinstance(got, ValueError):
             raise failed(
                 "your encoder",
@@ -1008,6 +1040,12 @@ NAMED_EVENTS = StreamCheck(
     contract_trace,
     profiles=("strict",),
     noun="text",
+    not_yours=NotYours(
+        "write the adapter yourself: not the course's own reference, nor the package's JSON payload adapter "
+        "(not subclassed, held or called)",
+        classes=(NamedEventsReference, JSONPayloads, AdapterPipeline),
+        code=(payloads_module,),
+    ),
 )
 
 

@@ -23,11 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ipywidgets import HTML, IntSlider, Layout, VBox
-
+from .. import client as client_module
 from ..events import Event
 from ..parser import SSEParser
-from .checking import Kind, NotAttempted, exercise, failed, rules, show
+from .checking import Kind, NotAttempted, NotYours, Watch, exercise, failed, not_yours, rules, show, watched
 from .checking.printer import not_attempted
 from .fixtures import load_contract
 
@@ -223,23 +222,6 @@ def render_resume(drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> str:
     return "\n".join(parts)
 
 
-class ResumeExplorer(VBox):
-    """A slider for the drop point above :func:`render_resume`; ``slider`` and ``view`` drive it in tests."""
-
-    def __init__(self, drop_at: int = 40, blocks: Sequence[bytes] = BLOCKS) -> None:
-        self.blocks = tuple(blocks)
-        self.slider = IntSlider(
-            value=drop_at, min=0, max=len(b"".join(blocks)), description="drop at", layout=Layout(width="95%")
-        )
-        self.view = HTML()
-        super().__init__([self.slider, self.view])
-        self.slider.observe(self._redraw, names="value")
-        self._redraw()
-
-    def _redraw(self, _change: Any = None) -> None:
-        self.view.value = render_resume(self.slider.value, self.blocks)
-
-
 # --- the check for exercise 10 ---------------------------------------------------------
 
 #: The rules exercise 10's task states (each has a mutant in tests/test_resume.py).
@@ -279,12 +261,20 @@ class Problem:
     direction: str = ""
 
 
-def run_loop(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> Outcome:
+def run_loop(
+    follow: Follow,
+    drop_at: int,
+    blocks: Sequence[bytes] = BLOCKS,
+    heartbeat: bytes = b"",
+    watch: Watch | None = None,
+) -> Outcome:
+    """Run the learner's loop once against a fresh server (watched for NOT YOURS when ``watch`` is given)."""
     server, sleeps = DroppingServer(drop_at, blocks, heartbeat), Sleeps()
     try:
-        events = tuple(follow(server, sleeps) or [])  # inside: a generator runs only when listed
-    except NotImplementedError as err:
-        raise NotAttempted() from err
+        # inside the watch: a generator runs only when listed
+        events = watched(watch or Watch(None), lambda: tuple(follow(server, sleeps) or []))
+    except NotAttempted:
+        raise
     except (Exception, KeptConnecting) as err:  # a wrong loop may raise anything: shown at its drop point
         return Outcome(server.requests, sleeps, raised=err)
     return Outcome(server.requests, sleeps, events)
@@ -360,10 +350,14 @@ def planned_events(plan: list[Connection]) -> list[Event]:
 
 
 def problems_at(
-    follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT
+    follow: Follow,
+    drop_at: int,
+    blocks: Sequence[bytes] = BLOCKS,
+    heartbeat: bytes = HEARTBEAT,
+    watch: Watch | None = None,
 ) -> list[Problem]:
     """Everything that differs from the standard's client at this drop point."""
-    plan, outcome = planned_run(drop_at, blocks, heartbeat), run_loop(follow, drop_at, blocks, heartbeat)
+    plan, outcome = planned_run(drop_at, blocks, heartbeat), run_loop(follow, drop_at, blocks, heartbeat, watch)
     problems = id_problems(plan, outcome.requests)
     if isinstance(outcome.raised, KeptConnecting):
         return [*problems, Problem(Kind.EXTRA, f"the check stopped your loop: it {outcome.raised}", "more")]
@@ -395,6 +389,14 @@ def failure_details(
     return "\n".join(lines) + (also if others else "")
 
 
+#: What exercise 10's task forbids: replaying the course's own run, or the package's reconnecting client.
+FOLLOW_NOT_YOURS = NotYours(
+    "write the loop yourself, with one parser per connection: not the course's planned_run, "
+    "nor the package's EventSourceClient",
+    code=(planned_run, planned_events, expected_events, client_module),
+)
+
+
 @exercise("follow")
 def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT) -> str:
     """Drop the first connection at every byte offset; the loop must deliver what the
@@ -403,9 +405,14 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: by
     wait the reconnection time, and stop on 204. Fails at the smallest drop point
     that shows a bug, its first problem as the headline."""
     offsets = range(len(heartbeat + b"".join(blocks)) + 1)
-    failing = {
-        drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks, heartbeat))
-    }
+    watch = Watch(FOLLOW_NOT_YOURS)
+    failing = {}
+    for drop_at in offsets:
+        problems = problems_at(follow, drop_at, blocks, heartbeat, watch)
+        if watch.reached:
+            raise not_yours("your follow loop", FOLLOW_NOT_YOURS, watch.reached[0])
+        if problems:
+            failing[drop_at] = problems
     if failing:
         first, *others = sorted(failing)
         problem = failing[first][0]
@@ -437,3 +444,13 @@ def try_follow(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -
         print(f"raised {type(outcome.raised).__name__}: {outcome.raised}")
     else:
         print("events:            ", ", ".join(map(short, outcome.events)) or "(none)")
+
+
+def __getattr__(name: str) -> Any:
+    """``ResumeExplorer`` (lesson 10's widget) lives with ipywidgets, imported only when it is asked for:
+    the check must import without them."""
+    if name == "ResumeExplorer":
+        from .resume_explorer import ResumeExplorer
+
+        return ResumeExplorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

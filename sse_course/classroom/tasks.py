@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 
 from .. import __version__
+from .. import client as client_module
 from .. import events as events_module
 from .. import layered as layered_module
 from .. import parser as parser_module
@@ -272,11 +273,9 @@ def answer_of(served: bytes, cut_by_http: bool = False) -> tuple[str, bool]:
     the ``message`` events joined, and False when the stream stopped inside a line or an
     event, or when HTTP itself says the body was cut (a chunked body dropped short)."""
     parser = SSEParser()
-    events, whole = parser.feed(served), True
-    if cut_by_http:
-        return "".join(event.data for event in events if event.type == "message"), False
+    events, whole = parser.feed(served), not cut_by_http
     try:
-        events += parser.close()
+        events += [] if cut_by_http else parser.close()
     except IncompleteStream as err:
         events, whole = events + err.events, False
     return "".join(event.data for event in events if event.type == "message"), whole
@@ -327,7 +326,10 @@ JSON_LINES = StreamCheck(
     profiles=("",),
     noun="value",
     not_yours=NotYours(
-        "write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser, JsonLines)
+        "write the reader yourself, on bytes: not on the package's parser or its layers, nor on the course's "
+        "own reader or stages (not subclassed, held or called)",
+        classes=(SSEParser, LayeredSSEParser, Utf8Decoder, LineSplitter, EventAssembler, JsonLines)
+        + (Pipeline, TailLines, JsonValues, Batches),
     ),
 )
 
@@ -370,9 +372,10 @@ def resume_cases() -> list[LinesCase]:
 
 #: What the resume-state task forbids: the package's field rules.
 PACKAGE_FIELDS = NotYours(
-    "write the field rules yourself: not the package's split_field, parse_retry or EventAssembler, nor a parser",
+    "write the field rules yourself: not the package's split_field, parse_retry or EventAssembler, nor a parser, "
+    "nor the course's own resume_state",
     classes=(EventAssembler,),
-    code=(events_module, layered_module, parser_module),
+    code=(events_module, layered_module, parser_module, resume_state),
 )
 
 
@@ -582,14 +585,22 @@ def served_cases() -> list[ServedCase]:
     ]
 
 
+ANSWER_NOT_YOURS = NotYours(
+    "read the response yourself, with one strict parser: not the course's own answer_of, "
+    "nor the package's reconnecting client",
+    code=(answer_of, client_module),
+)
+
+
 @exercise("your read_answer")
 def check_read_answer(read_answer: Callable[[httpx.Client, str], tuple[str, bool]]) -> str:
     """Exercise 08: serve every case for real; ``read_answer(client, url)`` must return
     the text of the ``message`` events that arrived whole, and whether the stream did."""
     cases = served_cases()
+    watch = Watch(ANSWER_NOT_YOURS)
     with httpx.Client(timeout=TIMEOUT) as client:
         for case in cases:
-            check_served(read_answer, client, case)
+            check_served(read_answer, client, case, watch)
     return (
         f"on {len(cases)} real streams, cut after every line end and just before it, "
         "ending with the connection or as a cut chunked body, plain or gzip-compressed"
@@ -597,7 +608,10 @@ def check_read_answer(read_answer: Callable[[httpx.Client, str], tuple[str, bool
 
 
 def check_served(
-    read_answer: Callable[[httpx.Client, str], tuple[str, bool]], client: httpx.Client, case: ServedCase
+    read_answer: Callable[[httpx.Client, str], tuple[str, bool]],
+    client: httpx.Client,
+    case: ServedCase,
+    watch: Watch,
 ) -> None:
     """Serve one case, call the learner's reader on it, raise what differs."""
     with SSEServer(
@@ -609,11 +623,13 @@ def check_served(
         chunked=case.chunked,
     ) as server:
         try:
-            got = attempted(read_answer, client, server.url)
+            got = watched(watch, read_answer, client, server.url)
         except NotAttempted:
             raise
         except Exception as err:  # a wrong reader may raise anything: that is what it did
             got = err
+    if watch.reached:
+        raise not_yours("your read_answer", ANSWER_NOT_YOURS, watch.reached[0])
     expected = case.expected()
     if got != expected:
         kind, says, details, direction = answer_difference(case, expected, got)

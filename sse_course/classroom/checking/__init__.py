@@ -51,7 +51,17 @@ every failure with :func:`failed`, calls the learner through :func:`attempted`
 """
 
 from .compare import Difference, Trace, difference, show_trace, trace
-from .declare import Rule, StreamCheck, check_partitions, frozen_options, in_order, not_yours, regrouped, rules
+from .declare import (
+    Rule,
+    StreamCheck,
+    check_partitions,
+    frozen_options,
+    in_order,
+    not_yours,
+    regrouped,
+    rules,
+    stand_in,
+)
 from .learner import Guarded, guarded, watched
 from .ownership import NotYours, Watch
 from .printer import MIMETYPE, TOKEN_VARIABLE, emit, exercise, not_attempted, show, try_it
@@ -89,6 +99,7 @@ __all__ = [
     "show",
     "show_trace",
     "shrink",
+    "stand_in",
     "trace",
     "try_it",
     "watched",
