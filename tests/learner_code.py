@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from sse_course import DecodeError, Event, IncompleteStream
 from sse_course.classroom.checks import ContractError, ProviderError
@@ -195,3 +196,23 @@ class NamedEvents:
         if not self.done:
             raise ContractError(f"the stream ended after {self.count} events without done")
         return []
+
+
+class JsonLines:
+    """Exercise 01: bytes -> JSON values, one per LF-terminated line, parsed only when complete."""
+
+    def __init__(self) -> None:
+        self.held = bytearray()
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        last_lf = chunk.rfind(b"\n")  # only the new bytes: what is held has no LF
+        if last_lf < 0:
+            self.held += chunk
+            return []
+        complete = bytes(self.held) + chunk[:last_lf]
+        self.held = bytearray(chunk[last_lf + 1 :])
+        return [json.loads(line) for line in complete.split(b"\n") if line.strip()]
+
+    def close(self) -> list[Any]:
+        rest, self.held = bytes(self.held), bytearray()
+        return [json.loads(rest)] if rest.strip() else []

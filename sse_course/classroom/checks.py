@@ -71,6 +71,7 @@ from .checking import (
     failed,
     guarded,
     in_order,
+    long_line_growth,
     not_yours,
     regrouped,
     rules,
@@ -555,7 +556,20 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
     )  # first: one read, where the full run takes a minute
     if watch.reached:  # the package splitter's own limit refused the chunk
         raise not_yours(LINE_LIMIT.what, LINE_LIMIT.not_yours, watch.reached[0])
-    return LINE_LIMIT.verify(factory) + " " + refused
+    return f"{LINE_LIMIT.verify(factory)} {refused}, {line_limit_growth(factory)}"
+
+
+def line_limit_growth(factory: Callable[..., Any]) -> str:
+    """Exercise 05's growth: one long line of text under a limit it never reaches, at n and 4n characters."""
+    unlimited = lambda: factory(max_line_chars=1 << 30, strict=True)  # noqa: E731
+    text_line = lambda size: "x" * (size - 1) + "\n"  # noqa: E731
+    return long_line_growth(LINE_LIMIT.what, unlimited, text_line, 64 * 1024, LIMIT_HINT)
+
+
+LIMIT_HINT = (
+    "Count the unfinished line's characters as they come, adding each read's count to a total: joining or "
+    "counting what is held again on every feed grows with the line."
+)
 
 
 # --- payloads ---------------------------------------------------------------
@@ -783,7 +797,25 @@ BYTE_LINES = StreamCheck(
 def check_byte_lines(factory: Callable[..., Any]) -> str:
     """Exercise 03: ``factory(strict=...)`` returns a splitter with ``feed(bytes)
     -> list[bytes]`` and ``close() -> list[bytes]``."""
-    return BYTE_LINES.verify(factory)
+    return f"{BYTE_LINES.verify(factory)}, {byte_lines_growth(factory)}"
+
+
+def byte_lines_growth(factory: Callable[..., Any]) -> str:
+    """Exercise 03's growth: one long line in small reads, at n and 4n bytes."""
+    return long_line_growth(BYTE_LINES.what, lambda: factory(strict=True), data_line, 128 * 1024, HELD_LINE_HINT)
+
+
+#: Where a splitter's or cutter's work usually stops being linear.
+HELD_LINE_HINT = (
+    "Keep the unfinished line as pieces (a list) or in a bytearray, and search only the new chunk for a "
+    "line end: held + chunk copies everything held on every read, and searching what is held from its "
+    "start reads it all again."
+)
+
+
+def data_line(size: int, end: bytes = b"\n") -> bytes:
+    """One data line of ``size`` bytes in all, then ``end``."""
+    return b"data: " + b"x" * (size - 6) + end
 
 
 # --- exercise 04: fields, and the server's side -----------------------------
@@ -1140,7 +1172,13 @@ def check_block_cutter(factory: Callable[[], Any]) -> str:
     """Exercise 09: ``factory()`` returns a cutter with ``feed(bytes) -> list[bytes]``
     (the blocks the chunk completes) and ``close() -> bytes`` (the bytes after the
     last block), compared feed by feed with the course's (blocks.py)."""
-    return BLOCK_CUTTER.verify(factory)
+    return f"{BLOCK_CUTTER.verify(factory)}, {block_cutter_growth(factory)}"
+
+
+def block_cutter_growth(factory: Callable[[], Any]) -> str:
+    """Exercise 09's growth: one long line, then a blank line, in small reads, at n and 4n bytes."""
+    block = functools.partial(data_line, end=b"\n\n")
+    return long_line_growth(BLOCK_CUTTER.what, factory, block, 512 * 1024, HELD_LINE_HINT)
 
 
 #: Every check's stated rules, by the name notebooks call it: tests/test_rules.py

@@ -54,6 +54,7 @@ from .checking import (
     attempted,
     exercise,
     failed,
+    long_line_growth,
     not_yours,
     regrouped,
     rules,
@@ -337,7 +338,18 @@ JSON_LINES = StreamCheck(
 @exercise("your JSON Lines reader")
 def check_json_lines(factory: Callable[[], Any]) -> str:
     """Exercise 01: ``factory()`` returns a reader with ``feed(bytes) -> list`` and ``close() -> list``."""
-    return JSON_LINES.verify(factory)
+    return f"{JSON_LINES.verify(factory)}, {json_lines_growth(factory)}"
+
+
+def json_lines_growth(factory: Callable[[], Any]) -> str:
+    """Exercise 01's growth: one long JSON string on one line, in small reads, at n and 4n bytes."""
+    line = lambda size: b'"' + b"x" * (size - 3) + b'"\n'  # noqa: E731
+    hint = (
+        "Keep the unfinished line as pieces (a list) or in a bytearray, and search only the new chunk for an "
+        "LF (what you hold has none): held + chunk copies, and a search of what is held reads, everything "
+        "held on every read."
+    )
+    return long_line_growth(JSON_LINES.what, factory, line, 512 * 1024, hint)
 
 
 # --- exercise 04, part 1 -------------------------------------------------------
