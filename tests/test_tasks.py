@@ -44,11 +44,12 @@ class JsonLines:
         return [json.loads(line) for line in complete.split(b"\n") if line.strip()]
 
     def feed(self, chunk: bytes) -> list:
-        self.held += chunk
-        last_lf = self.held.rfind(b"\n")
+        last_lf = chunk.rfind(b"\n")  # only the new bytes: what is held has no LF
         if last_lf < 0:
+            self.held += chunk
             return []
-        complete, self.held = self.held[:last_lf], self.held[last_lf + 1 :]
+        complete = bytes(self.held) + chunk[:last_lf]
+        self.held = bytearray(chunk[last_lf + 1 :])
         return self.values(complete)
 
     def close(self) -> list:
@@ -88,6 +89,13 @@ class DecodesEachChunk(JsonLines):
 class BlankParsed(JsonLines):
     def values(self, complete: bytes) -> list:
         return [json.loads(line) for line in complete.split(b"\n")]
+
+
+class SplitLines(JsonLines):
+    """Splits the complete text with str.splitlines(), which ends lines at U+2028 and a lone CR too."""
+
+    def values(self, complete: bytes) -> list:
+        return [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
 
 
 class LastLineLost(JsonLines):
@@ -305,6 +313,17 @@ class LastFeedDropped(Pipeline):
         return self.stages[-1].close()
 
 
+class EndsPushedOneStage(Pipeline):
+    """Pushes each stage's end through the next stage only: what that gives is kept only from the last stage."""
+
+    def close(self) -> Any:
+        out: list = []
+        for stage, after in zip(self.stages, self.stages[1:], strict=False):
+            pushed = after.feed(stage.close())
+            out += pushed if after is self.stages[-1] else []
+        return out + self.stages[-1].close()
+
+
 #: (check, the solution, the rules the task states, [(mutant, rule, kind, direction)]).
 STREAM_TASKS = {
     "json-lines": (
@@ -317,6 +336,7 @@ STREAM_TASKS = {
             (PartialDropped, "kept", Kind.WRONG_ERROR, "unexpected"),
             (DecodesEachChunk, "bytes-kept", Kind.WRONG_ERROR, "unexpected"),
             (BlankParsed, "blank", Kind.WRONG_ERROR, "unexpected"),
+            (SplitLines, "lf-only", Kind.WRONG_ERROR, "unexpected"),
             (LastLineLost, "last-line", Kind.MISSING, "never"),
             (BlankTailParsed, "blank-tail", Kind.WRONG_ERROR, "unexpected"),
         ],
@@ -329,6 +349,7 @@ STREAM_TASKS = {
             (LastStageSkipped, "feed-through", Kind.WRONG_VALUE, ""),
             (ClosedLastToFirst, "close-in-order", Kind.MISSING, "never"),
             (EndsThrownAway, "ends-pushed-on", Kind.MISSING, "never"),
+            (EndsPushedOneStage, "ends-pushed-on", Kind.MISSING, "never"),
             (LastFeedDropped, "close-returns-all", Kind.MISSING, "never"),
             (ThreeStages, "any-length", Kind.WRONG_ERROR, "unexpected"),
         ],

@@ -146,9 +146,22 @@ VALUE_PARTS = [
     "\u0663",
     '{"k": 1}',
     "\ufeff",
+    "\x85",
+    "\t",
+    "-1",
+    "\u2029",
 ]
 LINE_ENDS = ["\n", "\n", "\r", "\r\n"]
-BAD_BYTES = [b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80"]
+BAD_BYTES = [
+    b"\xff",
+    b"\xe2\x82",
+    b"\xc0\xaf",
+    b"\xed\xa0\x80",  # a surrogate
+    b"\xf4\x90\x80\x80",  # past U+10FFFF
+    b"\xe0\x80\x80",  # over-long
+    b"\x80",  # a continuation byte with no lead
+    b"\xf0\x9f\x98",  # a character one byte short
+]
 
 
 def generated_stream(rng: random.Random) -> bytes:
@@ -191,6 +204,41 @@ def generated_fixtures(count: int = GENERATED_COUNT, seed: int = GENERATED_SEED)
                 expected,
                 GENERATED_STRATEGIES,
                 __version__,
+            )
+        )
+    return tuple(found)
+
+
+#: Characters a long line is made of: one to four bytes each, and a colon (a field's name ends there).
+LIMIT_CHARS = ["x", "x", ":", " ", "\u00e9", "\u20ac", "\U0001f600"]
+
+
+def limit_stream(rng: random.Random, limit: int) -> bytes:
+    """Lines one character under, at and over ``limit`` (the line end not counted), each with its
+    own line end, some of them in one read with a line before them; then a blank line."""
+    lines = []
+    for _ in range(rng.randint(1, 4)):
+        size = max(0, limit + rng.choice((-1, 0, 0, 1)))
+        lines.append("".join(rng.choice(LIMIT_CHARS) for _ in range(size)) + rng.choice(LINE_ENDS))
+    if rng.random() < 0.3:  # an unfinished line at the end, at the limit or over it
+        lines.append("x" * (limit + rng.choice((0, 1))))
+    return "".join(lines).encode("utf-8") + (b"\n" if rng.random() < 0.5 else b"")
+
+
+@functools.cache
+def limit_fixtures(count: int = GENERATED_COUNT, seed: int = GENERATED_SEED) -> tuple[Fixture, ...]:
+    """Seeded streams aimed at the line limit: lengths at the limit and one either side, in
+    characters of one to four bytes; their expected outcome is the package's parser's."""
+    rng = random.Random(seed)
+    found = []
+    for i in range(count):
+        limit = rng.randint(1, 6)
+        raw, options = limit_stream(rng, limit), {"max_line_chars": limit}
+        expected = {profile: reference_outcome(raw, profile, options) for profile in PROFILES}
+        about = f"lines of {limit - 1}, {limit} and {limit + 1} characters at max_line_chars={limit}"
+        found.append(
+            Fixture(
+                "generated-limits", f"stream-{i}", about, raw, (), options, expected, GENERATED_STRATEGIES, __version__
             )
         )
     return tuple(found)
@@ -531,7 +579,6 @@ LINE_LIMIT = layer_check(
         ("before-buffering", "the limit fires in the feed() that passes it, before the chunk is buffered"),
     ),
     limit_arguments,
-    first=("limits", "line_ends"),
     empty=[],
     not_yours=NotYours(
         "write the limit yourself, in front of the package's LineSplitter: the splitter's own "
@@ -540,6 +587,19 @@ LINE_LIMIT = layer_check(
         raised_by=(lines,),
         errors=(LineTooLong,),
     ),
+)
+
+
+#: The shipped families whose lines a guard in front of the splitter must count right (the others
+#: vary fields, which a line guard never sees).
+LIMIT_FAMILIES = ("limits", "line_ends", "utf8", "bom", "eof")
+LINE_LIMIT = replace(
+    LINE_LIMIT,
+    fixtures=lambda: [
+        *in_order([f for f in load_fixtures() if f.family in LIMIT_FAMILIES], LIMIT_FAMILIES),
+        *limit_fixtures(),
+        *generated_fixtures(),
+    ],
 )
 
 
@@ -854,10 +914,17 @@ ENCODE_DATA = [
     '{"k": 1}',
     "\ufeffbom",
     "data: x",
+    "\u2028",
+    "\x00",
+    "\t tab",
+    " ",
+    "a\n",
+    "\n b",
+    ": not a comment",
 ]
-ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b"]
-ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026"]
-ENCODE_RETRY = [None, 0, 3000]
+ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b", " ", "\t", "\u2028"]
+ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026", " ", "\u2028", "id: 9"]
+ENCODE_RETRY = [None, 0, 7, 3000, 10**12]
 ENCODE_REFUSED = [
     {"data": "a\rb"},
     {"data": "x", "event": "a\nb"},
@@ -866,6 +933,9 @@ ENCODE_REFUSED = [
     {"data": "x", "id": "1\x002"},
     {"data": "x", "id": "1\r"},
     {"data": "x", "retry": -1},
+    {"data": "a\r\nb"},
+    {"data": "x", "id": "\x00"},
+    {"data": "x", "event": "\n"},
 ]
 
 
@@ -1038,6 +1108,59 @@ def contract_fixtures() -> tuple[Fixture, ...]:
     )
 
 
+#: The events a generated contract stream is made of, each aimed at a rule of the contract.
+CONTRACT_EVENTS: tuple[tuple[str, str], ...] = (
+    ("delta", '{"text": "a"}'),
+    ("delta", '{"text": ""}'),  # an empty text is a text
+    ("delta", '{"text": "\\u00e9", "more": 1}'),  # other keys are allowed
+    ("delta", '{"text": 1}'),  # not a string
+    ("delta", '{"text": null}'),
+    ("delta", '["text"]'),  # not an object
+    ("delta", '"text"'),
+    ("delta", "not json"),
+    ("delta", '{"message": "m"}'),  # the other key
+    ("error", '{"message": "overloaded"}'),
+    ("error", '{"message": 5}'),
+    ("error", "{}"),
+    ("error", '{"text": "a"}'),
+    ("done", "{}"),
+    ("done", "not json"),  # done's data is anything
+    ("ping", "{}"),
+    ("usage", '{"text": "not a delta"}'),
+    ("Delta", '{"text": "a"}'),  # types are compared exactly
+    ("message", '{"text": "a"}'),
+)
+
+
+def contract_stream(rng: random.Random) -> bytes:
+    """One to five events from :data:`CONTRACT_EVENTS`, often ending with done, sometimes with more after it."""
+    events = [rng.choice(CONTRACT_EVENTS) for _ in range(rng.randint(1, 5))]
+    if rng.random() < 0.6:
+        events.insert(rng.randint(len(events) // 2, len(events)), ("done", "{}"))
+    return "".join(f"event: {kind}\ndata: {data}\n\n" for kind, data in events).encode()
+
+
+@functools.cache
+def generated_contract_fixtures(count: int = GENERATED_COUNT, seed: int = GENERATED_SEED) -> tuple[Fixture, ...]:
+    """Seeded streams of named events aimed at the contract's rules (the reference gives their outcome)."""
+    rng = random.Random(seed)
+    strategies = ("whole", "single", "one_byte")
+    return tuple(
+        Fixture(
+            "generated-contract",
+            f"stream-{i}",
+            "generated: deltas, errors, done and other types, with data right and wrong",
+            contract_stream(rng),
+            (),
+            {},
+            {},
+            strategies,
+            __version__,
+        )
+        for i in range(count)
+    )
+
+
 def contract_error_name(err: Exception) -> str:
     return (
         type(err).__name__
@@ -1066,7 +1189,7 @@ NAMED_EVENTS = StreamCheck(
         ("done-required", "close() without done raises ContractError"),
         ("not-json", "data that is not JSON, or a delta without a string text, raises ContractError"),
     ),
-    lambda: list(contract_fixtures()),
+    lambda: [*contract_fixtures(), *generated_contract_fixtures()],
     lambda make, _p, _o: AdapterPipeline(make()),
     contract_oracle,
     contract_trace,
@@ -1147,7 +1270,7 @@ BLOCK_CUTTER = StreamCheck(
         ("bytes-only", "bytes only, never decoded: invalid UTF-8 passes through"),
         ("close-rest", "close() returns the bytes after the last block"),
     ),
-    blocks.block_fixtures,
+    lambda: [*blocks.block_fixtures(), *generated_fixtures()],
     lambda make, _profile, _options: CloseAsRest(make()),
     block_oracle,
     block_trace,
@@ -1155,7 +1278,8 @@ BLOCK_CUTTER = StreamCheck(
     noun="block",
     partitions=block_partitions,
     says=lambda fixtures, count: (
-        f"gives the expected blocks read by read and the expected close() on {len(fixtures) - len(blocks.RULE_CASES)} fixtures "  # noqa: E501
+        f"gives the expected blocks read by read and the expected close() on "
+        f"{len(fixtures) - len(blocks.RULE_CASES) - GENERATED_COUNT} fixtures, {GENERATED_COUNT} generated streams "
         f"and {len(blocks.RULE_CASES)} inputs chosen to separate the rules, under {count} partitions in all"
     ),
     not_yours=NotYours(

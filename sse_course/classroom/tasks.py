@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -83,6 +84,14 @@ JSON_LINES_STREAMS: dict[str, tuple[str, bytes]] = {
     "crlf": ("A CR before the LF is JSON whitespace.", '{"x": "\u00e9"}\r\n{"y": 2}\r\n'.encode()),
     "blank-tail": ("What is left at the end may be blank: no value.", b'"last"\n  '),
     "escaped-lf": ("An LF inside a JSON string is written \\n: it ends no line.", b'{"text": "two\\nlines"}\n7\n'),
+    "other-line-ends": (
+        "Only LF ends a line: U+2028, U+2029 and U+0085 may stand raw inside a JSON string.",
+        '{"t": "a\u2028b"}\n{"t": "c\u2029d\u0085e"}\n'.encode(),
+    ),
+    "lone-cr": ("A CR without LF ends no line: here it is JSON whitespace.", b'[1,\r2]\n"x"\r\n'),
+    "numbers": ("Signs, exponents and nested values.", b'-1\n2.5e-3\n{"a": [0, {"b": -0.0}]}\n'),
+    "tab-blank": ("A line of tabs and spaces is blank too.", b"\t \n1\n\t\n"),
+    "long-value": ("One value spread over many reads.", b'{"text": "' + b"x" * 40 + b'"}\n'),
 }
 
 
@@ -258,6 +267,15 @@ CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, by
             ),
         },
     ),
+    "nested-batches": (
+        "the bytes in batches of 2, each batch then wrapped twice: the first stage's last, shorter batch must "
+        "cross the two stages after it",
+        lambda _no_profile: [Batches(2), Batches(1), Batches(1)],
+        {
+            "odd-length": ("an odd number of bytes: one is left for close()", b"abc"),
+            "one-byte": ("one byte: only close() gives anything", b"x"),
+        },
+    ),
     "text-lines": (
         "two stages only: text, then lines",
         lambda _no_profile: [Utf8Decoder("replace"), TailLines()],
@@ -317,6 +335,7 @@ JSON_LINES = StreamCheck(
         ("kept", "the unfinished line is kept for the next feed"),
         ("bytes-kept", "a line is decoded only once it is complete: a chunk may end inside a character"),
         ("blank", "blank lines carry no value"),
+        ("lf-only", "only LF ends a line: a lone CR, U+2028 and the like end none"),
         ("last-line", "close(): what is left after the last LF, if not blank, is one last value"),
         ("blank-tail", "close(): a blank rest gives nothing"),
     ),
@@ -379,7 +398,53 @@ def resume_cases() -> list[LinesCase]:
         for n in range(1, len(lines_of(f.raw)) + 1)
     }
     size = lambda case: (sum(map(len, case.lines)) + len(case.lines), case.lines)  # noqa: E731
-    return whole + sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
+    ordered = whole + sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
+    return ordered + [case for case in generated_resume_cases() if case not in set(ordered)]
+
+
+#: Lines a generated resume case is made of, each aimed at a field rule: ids and retries written
+#: every way a server (or a mistake) may write them, data, comments and blank lines.
+RESUME_LINES = (
+    "id: 1",
+    "id:2",
+    "id:  3",
+    "id",
+    "id:",
+    "id: a:b",
+    "id: 4\x00",
+    "ID: 5",
+    "id : 6",
+    " id: 7",
+    "id: \u00e9",
+    "retry: 10",
+    "retry:20",
+    "retry: 030",
+    "retry",
+    "retry: -1",
+    "retry: 1 ",
+    "retry: 1e3",
+    "retry: \u0663",
+    "retry: 18446744073709551616",
+    "data: x",
+    "data",
+    "event: add",
+    ": id: 8",
+    "",
+    "",
+)
+
+
+def generated_resume_cases(count: int = 60, seed: int = 4) -> list[LinesCase]:
+    """Seeded sequences of one to eight lines from :data:`RESUME_LINES`: every field rule meets the others."""
+    rng = random.Random(seed)
+    return [
+        LinesCase(
+            f"generated case {i}",
+            "generated: ids, retries, data, comments and blank lines in a random order",
+            tuple(rng.choice(RESUME_LINES) for _ in range(rng.randint(1, 8))),
+        )
+        for i in range(count)
+    ]
 
 
 #: What the resume-state task forbids: the package's field rules.

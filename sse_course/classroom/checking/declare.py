@@ -152,7 +152,7 @@ class StreamCheck:
         return verified + (f" ({stood_in(swapped)})" if swapped else "")
 
     def _says(self, fixtures: list[Fixture], count: int) -> str:
-        shipped = sum(fixture.family != "generated" for fixture in fixtures)
+        shipped = sum(not fixture.family.startswith("generated") for fixture in fixtures)
         generated = f" and {len(fixtures) - shipped} generated streams" if shipped < len(fixtures) else ""
         state = ", parser.last_event_id and retry after each read," if self.full_trace else ""
         return (
