@@ -27,7 +27,7 @@ from test_rules import (
 )
 
 from sse_course import SSEParser
-from sse_course.classroom import checks
+from sse_course.classroom import checks, tasks
 from sse_course.classroom.fixtures import get_fixture
 from sse_course.classroom.harness import find_failure, on_boundary, without_range
 from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
@@ -452,3 +452,16 @@ def test_named_events_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -
 def test_named_events_check_accepts_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
     checks.check_named_events(learner_code.NamedEvents)
     assert capsys.readouterr().out.startswith("Correct: ")
+
+
+def test_a_profile_added_to_the_profiles_reaches_the_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Profiles come from one place: a profile added there is run by every check that runs in all of them."""
+    from dataclasses import replace
+
+    from sse_course import profiles
+
+    fixtures = checks.DECODER.fixtures()[:2]  # read before: the fixture files expect the shipped profiles
+    monkeypatch.setitem(profiles.PROFILES, "lenient", profiles.Profile("lenient", "replace", True, "a test's profile"))
+    few = replace(checks.DECODER, fixtures=lambda: fixtures)
+    assert "(profiles strict and browser and lenient)" in few.verify(learner_code.Decoder)
+    assert "lenient" in tasks.PIPELINE_CHECKS[-1].run_profiles

@@ -418,7 +418,7 @@ MUTANTS: dict[str, dict[str, tuple[tuple, tuple[Kind, str]]]] = {
             (NoLimit,),
             (Kind.NOT_YOURS, "raised by"),
         ),  # the package splitter's own limit refuses the huge read
-        "at-the-limit": ((LimitIncludesTheEnd,), (Kind.MISSING, "never")),
+        "at-the-limit": ((LimitIncludesTheEnd,), (Kind.WRONG_ERROR, "early")),
         "unfinished-counts": ((UnfinishedNotCounted,), (Kind.MISSING_ERROR, "none raised")),
         "completed": ((CompletedDropped,), (Kind.MISSING, "never")),
         "before-buffering": ((LimitOnCompleteLines,), (Kind.NOT_YOURS, "raised by")),

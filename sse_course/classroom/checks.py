@@ -54,7 +54,7 @@ from ..layered import PROFILES, SLICE_BYTES, LayeredSSEParser
 from ..lines import LineSplitter
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
-from ..profiles import get_profile
+from ..profiles import DEFAULT_PROFILE, get_profile
 from . import blocks
 from .checking import (
     CheckFailed,
@@ -495,8 +495,6 @@ def whole_characters(buffer: bytes) -> int:
     return len(buffer)
 
 
-DECODER_ERRORS = {"strict": "strict", "browser": "replace"}
-
 DECODER = layer_check(
     "decoder",
     "your decoder",
@@ -509,7 +507,7 @@ DECODER = layer_check(
         ("offset-in-stream", "DecodeError's offset counts from the start of the stream"),
         ("completed", "DecodeError's completed is the text before the bad byte"),
     ),
-    lambda profile, _options: {"errors": DECODER_ERRORS[profile]},
+    lambda profile, _options: {"errors": get_profile(profile).decode_errors},
     empty="",
     not_yours=NotYours(
         "write the decoder yourself, with bytes.decode and your safe_cut: no codecs incremental decoder, "
@@ -610,7 +608,8 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
     LINE_LIMIT.refuse_subclass(factory)
     watch = Watch(LINE_LIMIT.not_yours, budget=0)  # judges the error only: no profiler in what tracemalloc measures
     make = guarded(factory, [], watch)
-    huge = compose("strict", {}, splitter=make(**limit_arguments("strict", {"max_line_chars": HUGE_LIMIT})))
+    limits = limit_arguments(DEFAULT_PROFILE, {"max_line_chars": HUGE_LIMIT})
+    huge = compose(DEFAULT_PROFILE, {}, splitter=make(**limits))
     refused = refuses_huge_chunk(
         huge, "your bounded line splitter"
     )  # first: one read, where the full run takes a minute
@@ -710,7 +709,7 @@ PAYLOADS = StreamCheck(
     lambda make, _p, config: make(**config),
     JSON_ORACLE,
     payload_trace,
-    profiles=("strict",),
+    profiles=(DEFAULT_PROFILE,),
     noun="payload",
 )
 JSON_ADAPTER = replace(
@@ -772,6 +771,24 @@ SAFE_CUT_NOT_YOURS = NotYours(
 )
 
 
+def safe_cut_rule(buffer: bytes, got: Any, expected: int) -> str:
+    """Which rule a wrong cut breaks, in the task's words, and what it does to the bytes."""
+    if not isinstance(got, int) or not 0 <= got <= len(buffer):
+        return f"the cut is a number of bytes, from 0 to len(buffer) ({len(buffer)})."
+    if got > expected:
+        return (
+            f"{buffer[expected:got]!r} would be decoded now, but it starts a character whose last bytes have "
+            "not arrived (a lead byte that promises more bytes than follow it is held, with what follows it)."
+        )
+    held = buffer[got:expected]
+    if _valid_so_far(held):
+        return f"{held!r} would wait for nothing: those bytes end on a whole character and can be decoded now."
+    return (
+        f"{held!r} would be held, but no later byte can make it valid (bytes invalid whatever follows, "
+        "0xF8-0xFF or a continuation byte with no lead, are not held: the decoder reports them now)."
+    )
+
+
 @exercise("your safe_cut")
 def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
     """Exercise 02: ``safe_cut(buffer)`` is the number of leading bytes that end
@@ -787,8 +804,7 @@ def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
             raise failed(
                 "your safe_cut",
                 Kind.WRONG_VALUE,
-                f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}: "
-                + ("whole characters would wait for nothing." if low else "a character would be cut in two."),
+                f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}: {safe_cut_rule(buffer, got, expected)}",
                 f"    decodable now: {buffer[:expected]!r}, held for the next read: {buffer[expected:]!r}",
                 direction="too low" if low else "too high",
             )
@@ -1193,7 +1209,7 @@ NAMED_EVENTS = StreamCheck(
     lambda make, _p, _o: AdapterPipeline(make()),
     contract_oracle,
     contract_trace,
-    profiles=("strict",),
+    profiles=(DEFAULT_PROFILE,),
     noun="text",
     not_yours=NotYours(
         "write the adapter yourself: not the course's own reference, nor the package's JSON payload adapter "

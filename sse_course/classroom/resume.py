@@ -423,10 +423,11 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: by
             failure_details(first, failing[first], others, blocks, heartbeat),
             direction=problem.direction,
         )
-    beat = ", and the heartbeat that opens each connection with the resumed ID" if heartbeat else ""
+    beat = ", and the heartbeat event that opens each connection, carrying the resumed ID" if heartbeat else ""
     return (
         f", with the first connection dropped at each of the {len(offsets)} byte offsets "
-        f"0..{len(offsets) - 1}, delivered all {len(expected_events(blocks))} events once and in order{beat}, "
+        f"0..{len(offsets) - 1}, delivered every event once and in order (the stream's "
+        f"{len(expected_events(blocks))}{beat}), "
         "sent the committed Last-Event-ID, waited the reconnection time from retry, and stopped on 204"
     )
 

@@ -45,6 +45,7 @@ from ..events import Event, EventAssembler
 from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
 from ..parser import SSEParser
+from ..profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from .checking import (
     Kind,
     NotAttempted,
@@ -63,6 +64,7 @@ from .checking import (
     watched,
 )
 from .checking.compare import no_state
+from .checking.declare import EVERY_PROFILE
 from .fixtures import Fixture, fixture_from_spec, load_fixtures
 from .harness import Partition, as_event, chunks_of, describe, find_failure, interesting_cuts, run, show_split
 from .recording import TIMEOUT
@@ -233,12 +235,11 @@ class Batches:
 
 def sse_stages(profile: str, options: dict[str, Any] | None = None) -> list[Any]:
     """The package's three layers for one profile, with a fixture's limits: LayeredSSEParser's, built apart."""
-    strict = profile == "strict"
-    options = options or {}
+    rules, options = get_profile(profile), options or {}
     return [
-        Utf8Decoder("strict" if strict else "replace"),
-        LineSplitter(options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), strict),
-        EventAssembler(options.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), strict),
+        Utf8Decoder(rules.decode_errors),
+        LineSplitter(options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), rules.incomplete_is_error),
+        EventAssembler(options.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), rules.incomplete_is_error),
     ]
 
 
@@ -519,7 +520,7 @@ def pipeline_check(
     name: str,
     stages: Callable[[str, dict[str, Any]], list[Any]],
     fixtures: Callable[[], list[Fixture]],
-    profiles: tuple[str, ...],
+    profiles: Sequence[str],
 ) -> StreamCheck:
     """One chain of fresh stages, fed every fixture under its partitions; the reference is :class:`Pipeline`."""
 
@@ -576,7 +577,7 @@ PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
             chain,
             lambda profile, _o, chain=chain: CHAINS[chain][1](profile),
             chain_fixtures(chain),
-            ("strict", "browser") if chain == "batches" else ("",),
+            EVERY_PROFILE if chain == "batches" else ("",),
         )
         for chain in CHAINS
     ),
@@ -584,7 +585,7 @@ PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
         "the SSE layers",
         sse_stages,
         lambda: [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()],
-        ("strict", "browser"),
+        EVERY_PROFILE,
     ),
 )
 
@@ -772,16 +773,21 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
 # --- exercise 07 -----------------------------------------------------------------
 
 
+def strict_in(profile: str) -> bool:
+    """A layer's ``strict`` argument: does an unfinished line or event raise at the end, in ``profile``?"""
+    return get_profile(profile).incomplete_is_error
+
+
 #: The package's layers a mistake may stand in for, and how a parser slot builds one.
 LAYER_SLOTS: dict[type, tuple[str, Callable[[type, str, dict[str, Any]], Any]]] = {
-    Utf8Decoder: ("decoder", lambda cls, profile, _o: cls("strict" if profile == "strict" else "replace")),
+    Utf8Decoder: ("decoder", lambda cls, profile, _o: cls(get_profile(profile).decode_errors)),
     LineSplitter: (
         "splitter",
-        lambda cls, profile, o: cls(o.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), profile == "strict"),
+        lambda cls, profile, o: cls(o.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), strict_in(profile)),
     ),
     EventAssembler: (
         "assembler",
-        lambda cls, profile, o: cls(o.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), profile == "strict"),
+        lambda cls, profile, o: cls(o.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), strict_in(profile)),
     ),
 }
 #: Shipped fixtures the mistake must pass: read whole and in one-byte reads (a mistake of one layer shows in one of them).  # noqa: E501
@@ -811,7 +817,7 @@ def first_failure(
 ) -> Any:
     """The first failure of ``factory(profile, **options)`` on these fixtures, in either profile, or None."""
     for fixture in fixtures:
-        for profile in ("strict", "browser"):
+        for profile in PROFILES:
             found = find_failure(
                 lambda: factory(profile, **fixture.options),  # noqa: B023
                 fixture,
@@ -863,7 +869,7 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
     factory = with_mistake(mistake)
     caught = attempted(first_failure, factory, [fixture])
     if caught is None:
-        outcome = run(lambda: factory("strict", **fixture.options), [fixture.raw])
+        outcome = run(lambda: factory(DEFAULT_PROFILE, **fixture.options), [fixture.raw])
         raise failed(
             OWN,
             Kind.MISSING,

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import functools
 import types
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...profiles import PROFILES
 from ..fixtures import Fixture
 from ..harness import PAIRS_MAX_BYTES, Partition, chunks_of, interesting_cuts, partitions, show_split
 from .compare import NO_STATE, Difference, Trace, difference, one_byte_reads, regroup, show_trace
@@ -28,6 +29,23 @@ Oracle = Callable[[bytes, Partition, str, str], Trace]
 Observe = Callable[[Callable[[], Any], list], Trace]
 #: (the learner's factory, guarded; profile; the fixture's options) -> the object fed the chunks.
 Build = Callable[[Callable[..., Any], str, dict[str, Any]], Any]
+
+
+class EveryProfile(Sequence[str]):
+    """Every profile of ``profiles.PROFILES``, read each time it is used: a profile added there
+    (by a test, or by the course) reaches every check that runs in all profiles."""
+
+    def __getitem__(self, index: Any) -> Any:
+        return tuple(PROFILES)[index]
+
+    def __len__(self) -> int:
+        return len(PROFILES)
+
+    def __repr__(self) -> str:
+        return f"EveryProfile{tuple(PROFILES)}"
+
+
+EVERY_PROFILE = EveryProfile()
 
 
 @dataclass(frozen=True)
@@ -104,7 +122,7 @@ class StreamCheck:
     build: Build
     reference: Oracle
     observe: Observe
-    profiles: tuple[str, ...] = ("strict", "browser")
+    profiles: Sequence[str] = EVERY_PROFILE
     noun: str = "event"
     empty: Any = None  # what an SSE error raised without ``completed`` carried
     not_yours: NotYours | None = None
@@ -134,7 +152,7 @@ class StreamCheck:
         make = guarded(factory, self.empty, watch)
         fixtures = self.fixtures()
         count = 0
-        runs = [(fixture, profile, self.partitions(fixture)) for fixture in fixtures for profile in self.profiles]
+        runs = [(fixture, profile, self.partitions(fixture)) for fixture in fixtures for profile in self.run_profiles]
         ran: set = set()
         with reference_parts(factory, self.parts) as swapped:
             try:
@@ -151,7 +169,13 @@ class StreamCheck:
         verified = self.says(fixtures, count) if self.says is not None else self._says(fixtures, count)
         return verified + (f" ({stood_in(swapped)})" if swapped else "")
 
+    @property
+    def run_profiles(self) -> tuple[str, ...]:
+        """The profiles this check runs in, as they are now."""
+        return tuple(self.profiles)
+
     def _says(self, fixtures: list[Fixture], count: int) -> str:
+        profiles = self.run_profiles
         shipped = sum(not fixture.family.startswith("generated") for fixture in fixtures)
         generated = f" and {len(fixtures) - shipped} generated streams" if shipped < len(fixtures) else ""
         state = ", parser.last_event_id and retry after each read," if self.full_trace else ""
@@ -159,11 +183,7 @@ class StreamCheck:
             f"gives the expected {self.noun}s read by read{state} and the expected errors"
             f"{' (class and offset)' if self.full_trace else ''} on {shipped} fixtures{generated}, "
             f"under {count} partitions in all"
-            + (
-                f" (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})"
-                if any(self.profiles)
-                else ""
-            )
+            + (f" (profile{'s' if len(profiles) > 1 else ''} {' and '.join(profiles)})" if any(profiles) else "")
         )
 
     def refuse_subclass(self, factory: Callable[..., Any]) -> None:
@@ -194,6 +214,7 @@ class StreamCheck:
             if found is not None:
                 raw, cuts, found = shrink(fails, fixture.raw, cuts, found)
                 expected, got = self.reference(raw, cuts, profile, options), run(raw, cuts)
+                found = self._raised_early(found, raw, run, profile, options) or found
                 raise failed(
                     self.what,
                     found.kind,
@@ -207,6 +228,30 @@ class StreamCheck:
                     recheck=fails,
                 )
         return len(chosen)
+
+    def _raised_early(
+        self, found: Difference, raw: bytes, run: Callable[[bytes, Partition], Trace], profile: str, options: str
+    ) -> Difference | None:
+        """Items missing where both raise the same error may mean the error came too early:
+        read a byte at a time, which byte raises on each side?"""
+        if found.kind is not Kind.MISSING or len(raw) < 2:
+            return None
+        bytewise = tuple(range(1, len(raw)))
+        expected, got = self.reference(raw, bytewise, profile, options), run(raw, bytewise)
+        if not (expected.error and got.error and expected.error[0] == got.error[0]):
+            return None
+        # one call per byte: the count of calls made is the index of the byte that raised
+        at_expected, at_got = len(expected.calls), len(got.calls)
+        if at_got >= at_expected:
+            return None
+        name = expected.error[0]
+        return Difference(
+            Kind.WRONG_ERROR,
+            "early",
+            f"your code raises {name} too early: read a byte at a time, it raises on byte {at_got} "
+            f"({raw[at_got : at_got + 1]!r}), where it is due only on byte {at_expected}; "
+            f"the stream up to there is {raw[: at_expected + 1]!r}",
+        )
 
 
 def learner_globals(learner: Any) -> dict[str, Any] | None:

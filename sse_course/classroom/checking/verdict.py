@@ -39,7 +39,7 @@ DIRECTIONS: dict[Kind, tuple[str, ...]] = {
     Kind.MISSING: ("late", "never", "too few"),
     Kind.EXTRA: ("early", "more", "too many"),
     Kind.WRONG_VALUE: ("state", "offset", "too low", "too high"),
-    Kind.WRONG_ERROR: ("unexpected", "other class", "stopped"),
+    Kind.WRONG_ERROR: ("unexpected", "other class", "stopped", "early"),
     Kind.MISSING_ERROR: ("none raised",),
     Kind.NOT_YOURS: ("subclass", "holds", "calls", "raised by"),
     Kind.TOO_SLOW: ("grows",),
