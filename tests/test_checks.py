@@ -14,10 +14,10 @@ from typing import Any
 import learner_code
 import pytest
 from learner_code import Decoder
-from test_rules import (
+from mutants import (
     CrWaits as ByteCrWaits,
 )
-from test_rules import (
+from mutants import (
     JsonLeaks,
     LfAfterCrKept,
     NoEndRequired,

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import learner_code
 import pytest
+from mutants import WrapsTheCoursesCutter, handed_a_cutter
 
 from sse_course.classroom import blocks, checks, resume, tasks
 from sse_course.classroom.checking import CheckFailed, Kind
@@ -249,34 +250,6 @@ class CutterOnTheSplitter(LineSplitter):
 
     def feed(self, chunk: bytes) -> list[bytes]:  # type: ignore[override]
         return [line.encode("latin-1") for line in super().feed(chunk.decode("latin-1"))]
-
-
-class WrapsTheCoursesCutter:
-    def __init__(self) -> None:
-        self.inner = blocks.BlockCutter()
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return self.inner.feed(chunk)
-
-    def close(self) -> bytes:
-        return self.inner.close()
-
-
-class Holder:
-    """Names nothing of the package, but is handed one of its objects."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return self.inner.feed(chunk)
-
-    def close(self) -> bytes:
-        return self.inner.close()
-
-
-def handed_a_cutter() -> Holder:
-    return Holder(blocks.BlockCutter())
 
 
 #: check -> (the code that is not the learner's, the direction NOT YOURS states, the task's words shown).
