@@ -622,7 +622,8 @@ def line_limit_growth(factory: Callable[..., Any]) -> str:
     """Exercise 05's growth: one long line of text under a limit it never reaches, at n and 4n characters."""
     unlimited = lambda: factory(max_line_chars=1 << 30, strict=True)  # noqa: E731
     text_line = lambda size: "x" * (size - 1) + "\n"  # noqa: E731
-    return long_line_growth(LINE_LIMIT.what, unlimited, text_line, 64 * 1024, LIMIT_HINT)
+    reference = lambda: LineSplitter(1 << 30, True)  # noqa: E731
+    return long_line_growth(LINE_LIMIT.what, unlimited, reference, text_line, 64 * 1024, LIMIT_HINT)
 
 
 LIMIT_HINT = (
@@ -878,7 +879,8 @@ def check_byte_lines(factory: Callable[..., Any]) -> str:
 
 def byte_lines_growth(factory: Callable[..., Any]) -> str:
     """Exercise 03's growth: one long line in small reads, at n and 4n bytes."""
-    return long_line_growth(BYTE_LINES.what, lambda: factory(strict=True), data_line, 128 * 1024, HELD_LINE_HINT)
+    make, reference = (lambda: factory(strict=True)), (lambda: LatinLines(True))
+    return long_line_growth(BYTE_LINES.what, make, reference, data_line, 128 * 1024, HELD_LINE_HINT)
 
 
 #: Where a splitter's or cutter's work usually stops being linear.
@@ -1318,7 +1320,7 @@ def check_block_cutter(factory: Callable[[], Any]) -> str:
 def block_cutter_growth(factory: Callable[[], Any]) -> str:
     """Exercise 09's growth: one long line, then a blank line, in small reads, at n and 4n bytes."""
     block = functools.partial(data_line, end=b"\n\n")
-    return long_line_growth(BLOCK_CUTTER.what, factory, block, 512 * 1024, HELD_LINE_HINT)
+    return long_line_growth(BLOCK_CUTTER.what, factory, blocks.BlockCutter, block, 512 * 1024, HELD_LINE_HINT)
 
 
 #: Every check's stated rules, by the name notebooks call it: tests/test_rules.py

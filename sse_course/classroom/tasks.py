@@ -369,7 +369,7 @@ def json_lines_growth(factory: Callable[[], Any]) -> str:
         "LF (what you hold has none): held + chunk copies, and a search of what is held reads, everything "
         "held on every read."
     )
-    return long_line_growth(JSON_LINES.what, factory, line, 512 * 1024, hint)
+    return long_line_growth(JSON_LINES.what, factory, JsonLines, line, 512 * 1024, hint)
 
 
 # --- exercise 04, part 1 -------------------------------------------------------
