@@ -66,7 +66,17 @@ from .checking import (
 from .checking.compare import no_state
 from .checking.declare import EVERY_PROFILE
 from .fixtures import Fixture, fixture_from_spec, load_fixtures
-from .harness import Partition, as_event, chunks_of, describe, find_failure, interesting_cuts, run, show_split
+from .harness import (
+    Partition,
+    as_event,
+    chunks_of,
+    describe,
+    find_failure,
+    interesting_cuts,
+    reference_outcome,
+    run,
+    show_split,
+)
 from .recording import TIMEOUT
 from .server import SSEServer
 from .zoo import ZOO, compose
@@ -894,7 +904,50 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
             f"a shipped fixture already catches your mistake: {shipped.fixture}. Find one they all miss.",
             show_failure(shipped, "the fixture expects", "your mistake gives"),
         )
+    hidden = [
+        variant for variant in value_variants(fixture) if first_failure(factory, [variant], SHIPPED_READS) is None
+    ]
+    if len(hidden) * 2 > len(value_variants(fixture)):
+        raise failed(
+            OWN,
+            Kind.WRONG_VALUE,
+            "your mistake shows only on this exact input: change one letter or digit of a value and it is gone.",
+            f"your fixture: {fixture.raw!r}\nmissed, one character changed: {hidden[0].raw!r}\n"
+            "A mistake a developer could make breaks a rule of the standard (a field, a line end, a character), "
+            "whatever the values: write one that does, then the fixture that shows it.",
+        )
     return f"is missed by every shipped fixture, read whole and in one-byte reads, and your fixture is right and catches it ({show_split(caught.raw, caught.cuts)} [{caught.profile}])"  # noqa: E501
+
+
+#: How many variants of the learner's fixture are tried, each with one character of a value changed.
+VARIANTS = 8
+
+
+def value_variants(fixture: Fixture) -> list[Fixture]:
+    """The fixture with one letter or digit of a field's value changed (a to b, 9 to 0, case kept), at
+    up to :data:`VARIANTS` places spread over its values; the expected outcome is the package's parser's."""
+    text = fixture.raw.decode("utf-8", "replace")
+    places, start = [], 0
+    for line in text.splitlines(keepends=True):
+        colon = line.find(":")
+        if colon > 0:
+            places += [start + i for i in range(colon + 1, len(line)) if line[i].isascii() and line[i].isalnum()]
+        start += len(line)
+    chosen = places[:: max(1, len(places) // VARIANTS)][:VARIANTS]
+    return [variant(fixture, text[:at] + next_char(text[at]) + text[at + 1 :]) for at in chosen]
+
+
+def next_char(char: str) -> str:
+    """The next letter or digit of the same kind: a -> b, z -> a, Z -> A, 9 -> 0."""
+    first = "0" if char.isdigit() else "a" if char.islower() else "A"
+    size = 10 if char.isdigit() else 26
+    return chr(ord(first) + (ord(char) - ord(first) + 1) % size)
+
+
+def variant(fixture: Fixture, text: str) -> Fixture:
+    raw = text.encode("utf-8")
+    expected = {profile: reference_outcome(raw, profile, fixture.options) for profile in PROFILES}
+    return replace(fixture, raw=raw, cuts=(), expected=expected)
 
 
 def zoo_gives_same(member: type, factory: Callable[..., Any], fixture: Fixture) -> bool:

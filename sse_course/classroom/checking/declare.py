@@ -299,6 +299,8 @@ def stand_in(reference: Callable[..., Any], name: str) -> Callable[..., Any]:
 def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, expected: Trace, got: Trace) -> str:
     """The fixture and why it matters, the smallest split, then each call, expected against got."""
     about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
+    if about and raw != fixture.raw:
+        about = f" (the whole fixture: {fixture.about})"
     settings = ", ".join([profile] * bool(profile) + [f"{name}={value!r}" for name, value in fixture.options.items()])
     shortened = "" if raw == fixture.raw else ", shortened"
     reads = len(chunks_of(raw, cuts))
