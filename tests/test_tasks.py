@@ -543,3 +543,20 @@ def test_read_answer_rejects_each_rule_broken(
 
 def test_pipeline_rejects_the_checks_own_reference() -> None:
     assert verdict_of(tasks.check_pipeline, type("Sub", (tasks.Pipeline,), {})) == (Kind.NOT_YOURS, "subclass")
+
+
+class MagicLine(EventAssembler):
+    """Drops one event whose data is an exact, made-up value: no rule of the standard is broken."""
+
+    def feed_line(self, line: str) -> Any:
+        return super().feed_line(": dropped" if line == "data: magic-9f2" else line)
+
+
+def magic_fixture() -> dict:
+    return {"about": "this exact data", "input": "data: magic-9f2\n\n", "expect": {"events": [{"data": "magic-9f2"}]}}
+
+
+def test_own_mistake_rejects_a_mistake_that_only_one_exact_input_shows() -> None:
+    failure = rejected(tasks.check_own_mistake, MagicLine, magic_fixture)
+    assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_VALUE, "")
+    assert "only on this exact input" in failure.verdict.headline

@@ -904,10 +904,9 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
             f"a shipped fixture already catches your mistake: {shipped.fixture}. Find one they all miss.",
             show_failure(shipped, "the fixture expects", "your mistake gives"),
         )
-    hidden = [
-        variant for variant in value_variants(fixture) if first_failure(factory, [variant], SHIPPED_READS) is None
-    ]
-    if len(hidden) * 2 > len(value_variants(fixture)):
+    variants = value_variants(fixture)
+    hidden = [changed for changed in variants if first_failure(factory, [changed], SHIPPED_READS) is None]
+    if len(hidden) * 2 > len(variants):
         raise failed(
             OWN,
             Kind.WRONG_VALUE,
