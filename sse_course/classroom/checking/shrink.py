@@ -19,18 +19,7 @@ def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tupl
         trial = fails(trial_raw, trial_cuts)
         return trial if trial is not None and trial.key == found.key else None
 
-    def fewer_cuts(raw: bytes, cuts: Partition, found: Difference) -> tuple[Partition, Difference]:
-        i = 0
-        while i < len(cuts):
-            trial = cuts[:i] + cuts[i + 1 :]
-            smaller = same_kind(raw, trial)
-            if smaller is None:
-                i += 1
-            else:
-                cuts, found = trial, smaller
-        return cuts, found
-
-    cuts, found = fewer_cuts(raw, cuts, found)
+    cuts, found = fewer_cuts(fails, raw, cuts, found)
     size = max(len(raw) // 2, 1)
     while size >= 1:
         start = 0
@@ -55,5 +44,18 @@ def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tupl
                 start += size
             else:
                 raw, cuts, found, shorter = trial_raw, trial_cuts, smaller, True
-        cuts, found = fewer_cuts(raw, cuts, found)
+        cuts, found = fewer_cuts(fails, raw, cuts, found)
     return raw, cuts, found
+
+
+def fewer_cuts(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tuple[Partition, Difference]:
+    """Drop cuts one at a time while the run still differs in the same way."""
+    i = 0
+    while i < len(cuts):
+        trial = cuts[:i] + cuts[i + 1 :]
+        smaller = fails(raw, trial)
+        if smaller is None or smaller.key != found.key:
+            i += 1
+        else:
+            cuts, found = trial, smaller
+    return cuts, found
