@@ -465,3 +465,13 @@ def test_a_profile_added_to_the_profiles_reaches_the_checks(monkeypatch: pytest.
     few = replace(checks.DECODER, fixtures=lambda: fixtures)
     assert "(profiles strict and browser and lenient)" in few.verify(learner_code.Decoder)
     assert "lenient" in tasks.PIPELINE_CHECKS[-1].run_profiles
+
+
+def test_the_checks_import_without_ipywidgets() -> None:
+    """A check runs where no widget can (a script, the progress report's kernel): it needs no ipywidgets."""
+    import subprocess
+    import sys
+
+    modules = ", ".join(f"sse_course.classroom.{name}" for name in ("checks", "tasks", "resume", "blocks", "zoo"))
+    code = f"import sys, {modules}; print('ipywidgets' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
