@@ -243,8 +243,9 @@ def find_failure(
     """Run every partition; return the smallest failing split, or None.
 
     The smallest split is found by the checking engine's one shrinker: fewer cuts, then
-    (with ``shrink``) a shorter input, the reference parser giving its expected outcome,
-    while the failure stays of the same kind (the errors expected and raised)."""
+    (with ``shrink``) a shorter input, byte ranges halving in size, the reference parser
+    giving its expected outcome, while the failure stays of the same kind (the errors
+    expected and raised)."""
     from .checking.compare import Difference
     from .checking.shrink import fewer_cuts
     from .checking.shrink import shrink as shorter
@@ -266,7 +267,7 @@ def find_failure(
         if found is not None:
             raw = fixture.raw
             if shrink:
-                raw, cuts, found = shorter(fails, raw, cuts, found)
+                raw, cuts, found = shorter(fails, raw, cuts, found, by_character=False)
             else:
                 cuts, found = fewer_cuts(fails, raw, cuts, found)
             want, got = outcome_of(raw, cuts)

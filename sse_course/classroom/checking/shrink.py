@@ -10,10 +10,13 @@ from .compare import Difference
 Fails = Callable[[bytes, Partition], "Difference | None"]
 
 
-def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tuple[bytes, Partition, Difference]:
+def shrink(
+    fails: Fails, raw: bytes, cuts: Partition, found: Difference, by_character: bool = True
+) -> tuple[bytes, Partition, Difference]:
     """Fewer cuts, then a shorter input (never cutting a character in half),
     while the run still differs in the same way (same kind, direction and
-    detail); then fewer cuts again. ``fails(raw, cuts)`` re-runs both sides."""
+    detail); then (``by_character``) one character at a time, and fewer cuts again.
+    ``fails(raw, cuts)`` re-runs both sides."""
 
     def same_kind(trial_raw: bytes, trial_cuts: Partition) -> Difference | None:
         trial = fails(trial_raw, trial_cuts)
@@ -33,7 +36,7 @@ def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tupl
             else:
                 raw, cuts, found = trial_raw, trial_cuts, smaller
         size //= 2
-    shorter = True
+    shorter = by_character
     while shorter:  # then one whole character at a time, until none can go
         shorter, start = False, 0
         while start < len(raw):
