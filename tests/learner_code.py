@@ -3,9 +3,13 @@ the checks must accept them, and the rule mutants in test_rules.py each break on
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
+from typing import Any
 
-from sse_course import DecodeError, IncompleteStream
+from sse_course import DecodeError, Event, IncompleteStream
+from sse_course.classroom.checks import ContractError, ProviderError
 from sse_course.errors import LineTooLong
 from sse_course.lines import LineSplitter
 
@@ -156,3 +160,59 @@ class BlockCutter:
         rest = bytes(self.held)
         self.held.clear()
         return rest
+
+
+class NamedEvents:
+    """Exercise 06's contract of named events, written as the exercise asks."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.count = 0
+
+    def feed(self, events: Iterable[Event]) -> list[str]:
+        texts = []
+        for event in events:
+            index, self.count = self.count, self.count + 1
+            if self.done:
+                raise ContractError(f"event {index + 1}: {event.type!r} after done")
+            if event.type == "done":
+                self.done = True
+            elif event.type == "delta":
+                texts.append(self.field(event, index, "text"))
+            elif event.type == "error":
+                raise ProviderError(self.field(event, index, "message"))
+        return texts
+
+    def field(self, event: Event, index: int, key: str) -> str:
+        try:
+            value = json.loads(event.data)
+        except json.JSONDecodeError:
+            raise ContractError(f"event {index + 1}: {event.type} data is not JSON") from None
+        if not isinstance(value, dict) or not isinstance(value.get(key), str):
+            raise ContractError(f"event {index + 1}: {event.type} needs a string {key!r}")
+        return value[key]
+
+    def close(self) -> list[str]:
+        if not self.done:
+            raise ContractError(f"the stream ended after {self.count} events without done")
+        return []
+
+
+class JsonLines:
+    """Exercise 01: bytes -> JSON values, one per LF-terminated line, parsed only when complete."""
+
+    def __init__(self) -> None:
+        self.held = bytearray()
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        last_lf = chunk.rfind(b"\n")  # only the new bytes: what is held has no LF
+        if last_lf < 0:
+            self.held += chunk
+            return []
+        complete = bytes(self.held) + chunk[:last_lf]
+        self.held = bytearray(chunk[last_lf + 1 :])
+        return [json.loads(line) for line in complete.split(b"\n") if line.strip()]
+
+    def close(self) -> list[Any]:
+        rest, self.held = bytes(self.held), bytearray()
+        return [json.loads(rest)] if rest.strip() else []

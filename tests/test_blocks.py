@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_ownership import Holder, WrapsTheCoursesCutter
-from test_rules import CutterCrWaits, OnlyLfLf
+from mutants import CutterCrWaits, Holder, OnlyLfLf, WrapsTheCoursesCutter
 
 from sse_course.classroom import blocks
 from sse_course.classroom.blocks import BlockCutter

@@ -11,12 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import learner_code
 import pytest
 from learner_code import Decoder
-from test_rules import (
+from mutants import (
     CrWaits as ByteCrWaits,
 )
-from test_rules import (
+from mutants import (
     JsonLeaks,
     LfAfterCrKept,
     NoEndRequired,
@@ -26,7 +27,7 @@ from test_rules import (
 )
 
 from sse_course import SSEParser
-from sse_course.classroom import checks
+from sse_course.classroom import checks, tasks
 from sse_course.classroom.fixtures import get_fixture
 from sse_course.classroom.harness import find_failure, on_boundary, without_range
 from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
@@ -417,7 +418,7 @@ def test_safe_cut_check_rejects_wrong_cuts_with_the_shortest_buffer(mutant: Call
 
 
 def test_safe_cut_check_accepts_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_safe_cut(checks.whole_characters)
+    checks.check_safe_cut(learner_code.safe_cut)
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
@@ -449,5 +450,28 @@ def test_named_events_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -
 
 
 def test_named_events_check_accepts_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_named_events(checks.NamedEventsReference)
+    checks.check_named_events(learner_code.NamedEvents)
     assert capsys.readouterr().out.startswith("Correct: ")
+
+
+def test_a_profile_added_to_the_profiles_reaches_the_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Profiles come from one place: a profile added there is run by every check that runs in all of them."""
+    from dataclasses import replace
+
+    from sse_course import profiles
+
+    fixtures = checks.DECODER.fixtures()[:2]  # read before: the fixture files expect the shipped profiles
+    monkeypatch.setitem(profiles.PROFILES, "lenient", profiles.Profile("lenient", "replace", True, "a test's profile"))
+    few = replace(checks.DECODER, fixtures=lambda: fixtures)
+    assert "(profiles strict and browser and lenient)" in few.verify(learner_code.Decoder)
+    assert "lenient" in tasks.PIPELINE_CHECKS[-1].run_profiles
+
+
+def test_the_checks_import_without_ipywidgets() -> None:
+    """A check runs where no widget can (a script, the progress report's kernel): it needs no ipywidgets."""
+    import subprocess
+    import sys
+
+    modules = ", ".join(f"sse_course.classroom.{name}" for name in ("checks", "tasks", "resume", "blocks", "zoo"))
+    code = f"import sys, {modules}; print('ipywidgets' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

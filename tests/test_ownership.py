@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import codecs
 import encodings.utf_8
+import json
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import learner_code
 import pytest
+from mutants import WrapsTheCoursesCutter, handed_a_cutter
 
-from sse_course.classroom import blocks, checks
+from sse_course.classroom import blocks, checks, resume, tasks
 from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.checking.declare import reference_parts
 from sse_course.decoding import Utf8Decoder
+from sse_course.errors import LineTooLong
 from sse_course.lines import LineSplitter
+from sse_course.payloads import JSONPayloads
 
 
 class WrapsUtf8Decoder:
@@ -63,8 +68,30 @@ class CallsUtf8Decoder(learner_code.Decoder):
         return Utf8Decoder(self.errors).feed(chunk) if chunk else ""
 
 
-class WrapsLineSplitter(checks.LatinLines):
+class WrapsLineSplitter:
     """The package's splitter on bytes read as Latin-1: a wrapper."""
+
+    def __init__(self, strict: bool = True) -> None:
+        self.inner = LineSplitter(strict=strict)
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return [line.encode("latin-1") for line in self.inner.feed(chunk.decode("latin-1"))]
+
+    def close(self) -> list[bytes]:
+        return [line.encode("latin-1") for line in self.inner.close()]
+
+
+class HoldsTheCoursesByteLines:
+    """The check's own reference, held and delegated to."""
+
+    def __init__(self, strict: bool = True) -> None:
+        self.inner = checks.LatinLines(strict)
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        return self.inner.feed(chunk)
+
+    def close(self) -> list[bytes]:
+        return self.inner.close()
 
 
 class SubclassesLineSplitter(LineSplitter):
@@ -89,39 +116,140 @@ class SubclassesTheSplitter(LineSplitter):
     pass
 
 
+class ReraisesTheLimit:
+    """Holds ``LineSplitter(max_line_chars)`` and raises its LineTooLong again as a new one."""
+
+    def __init__(self, max_line_chars: int, strict: bool = True) -> None:
+        self.max_line_chars = max_line_chars
+        self.splitter = LineSplitter(max_line_chars, strict)
+
+    def feed(self, text: str) -> list[str]:
+        try:
+            return self.splitter.feed(text)
+        except LineTooLong as err:
+            raise LineTooLong(self.max_line_chars, err.completed) from None
+
+    def close(self) -> list[str]:
+        return self.splitter.close()
+
+
+class DecoderOnTheCoursesSafeCut(learner_code.Decoder):
+    """Exercise 02's decoder, asking the check's own safe_cut where each read may be cut."""
+
+    def decode(self, chunk: bytes, final: bool) -> str:
+        buffer = self.held + chunk
+        if not final and checks.whole_characters(buffer) == len(buffer):
+            self.held, chunk = b"", buffer
+        return super().decode(chunk, final)
+
+
+def safe_cut_by_the_course(buffer: bytes) -> int:
+    return checks.whole_characters(buffer)
+
+
+def safe_cut_by_decoding(buffer: bytes) -> int:
+    """Lets an incremental decoder find the cut: what it holds back is what a read must keep."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    decoder.decode(buffer)
+    return len(buffer) - len(decoder.getstate()[0])
+
+
+class JsonLinesOnTheCoursesStages:
+    """Exercise 01 put together from the course's own stages and the package's decoder."""
+
+    def __init__(self) -> None:
+        self.pipeline = tasks.Pipeline(Utf8Decoder("replace"), tasks.TailLines(), tasks.JsonValues())
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        return self.pipeline.feed(chunk)
+
+    def close(self) -> list[Any]:
+        return self.pipeline.close()
+
+
+class JsonLinesOnTheDecoder:
+    """Exercise 01 on the package's decoder: splits the decoded text itself."""
+
+    def __init__(self) -> None:
+        self.decoder, self.rest = Utf8Decoder("replace"), ""
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        *lines, self.rest = (self.rest + self.decoder.feed(chunk)).split("\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def close(self) -> list[Any]:
+        tail = self.rest + self.decoder.close()
+        return [json.loads(tail)] if tail.strip() else []
+
+
+def resume_state_by_the_course(lines: list[str]) -> tuple[str, int | None]:
+    return tasks.resume_state(lines)
+
+
+def encode_by_starlette(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
+    from sse_starlette import ServerSentEvent
+
+    return ServerSentEvent(data=data, event=event, id=id, retry=retry).encode()
+
+
+class PipelineHoldsTheCourses:
+    def __init__(self, *stages: Any) -> None:
+        self.inner = tasks.Pipeline(*stages)
+
+    def feed(self, value: Any) -> list[Any]:
+        return self.inner.feed(value)
+
+    def close(self) -> list[Any]:
+        return self.inner.close()
+
+
+class SubclassesTheNamedEventsReference(checks.NamedEventsReference):
+    pass
+
+
+class HoldsTheNamedEventsReference:
+    def __init__(self) -> None:
+        self.inner = checks.NamedEventsReference()
+
+    def feed(self, events: list[Any]) -> list[str]:
+        return self.inner.feed(events)
+
+    def close(self) -> list[str]:
+        return self.inner.close()
+
+
+class NamedEventsOnJsonPayloads:
+    """The package's JSON adapter does the parsing; errors are renamed."""
+
+    def __init__(self) -> None:
+        self.inner = JSONPayloads(event_types=("delta",), required_keys=("text",), end_marker=None)
+
+    def feed(self, events: list[Any]) -> list[str]:
+        return [payload["text"] for payload in self.inner.feed(events)]
+
+    def close(self) -> list[str]:
+        return self.inner.close()
+
+
+def answer_by_the_course(client: httpx.Client, url: str) -> tuple[str, bool]:
+    return tasks.answer_of(client.get(url).content)
+
+
+def follow_replays_the_plan(connect: Any, sleep: Callable[[float], None]) -> list[Any]:
+    """Replays the check's own run, which it reads off the server's drop point."""
+    plan = resume.planned_run(connect.drop_at, connect.blocks, connect.heartbeat)
+    for connection in plan:
+        connect(connection.sent)
+        if connection.wait_ms is not None:
+            sleep(connection.wait_ms / 1000)
+    return resume.planned_events(plan)
+
+
 class CutterOnTheSplitter(LineSplitter):
     """A block cutter built on the package's line splitter (bytes read as Latin-1)."""
 
     def feed(self, chunk: bytes) -> list[bytes]:  # type: ignore[override]
         return [line.encode("latin-1") for line in super().feed(chunk.decode("latin-1"))]
-
-
-class WrapsTheCoursesCutter:
-    def __init__(self) -> None:
-        self.inner = blocks.BlockCutter()
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return self.inner.feed(chunk)
-
-    def close(self) -> bytes:
-        return self.inner.close()
-
-
-class Holder:
-    """Names nothing of the package, but is handed one of its objects."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        return self.inner.feed(chunk)
-
-    def close(self) -> bytes:
-        return self.inner.close()
-
-
-def handed_a_cutter() -> Holder:
-    return Holder(blocks.BlockCutter())
 
 
 #: check -> (the code that is not the learner's, the direction NOT YOURS states, the task's words shown).
@@ -132,6 +260,13 @@ NOT_YOURS: dict[str, tuple[Callable[..., Any], str, str]] = {
     "decoder-codecs-subclass": (checks.check_decoder, SubclassesCodecs, "subclass", "no codecs incremental decoder"),
     "decoder-call": (checks.check_decoder, CallsUtf8Decoder, "calls", "no Utf8Decoder"),
     "byte-lines-wrapper": (checks.check_byte_lines, WrapsLineSplitter, "calls", "on bytes with bytes.find"),
+    "byte-lines-reference-held": (checks.check_byte_lines, HoldsTheCoursesByteLines, "calls", "bytes.find"),
+    "byte-lines-reference-subclass": (
+        checks.check_byte_lines,
+        type("SubclassesTheCourses", (checks.LatinLines,), {}),
+        "subclass",
+        "bytes.find",
+    ),
     "byte-lines-subclass": (
         checks.check_byte_lines,
         SubclassesLineSplitter,
@@ -140,6 +275,54 @@ NOT_YOURS: dict[str, tuple[Callable[..., Any], str, str]] = {
     ),
     "line-limit-wrapper": (checks.check_line_limit, DelegatesTheLimit, "raised by", "write the limit yourself"),
     "line-limit-subclass": (checks.check_line_limit, SubclassesTheSplitter, "subclass", "must not subclass it"),
+    "line-limit-reraised": (checks.check_line_limit, ReraisesTheLimit, "raised by", "write the limit yourself"),
+    "decoder-reference-safe-cut": (checks.check_decoder, DecoderOnTheCoursesSafeCut, "calls", "course's own safe_cut"),
+    "safe-cut-reference": (checks.check_safe_cut, checks.whole_characters, "calls", "course's own safe_cut"),
+    "safe-cut-reference-wrapped": (checks.check_safe_cut, safe_cut_by_the_course, "calls", "course's own safe_cut"),
+    "safe-cut-decoder": (checks.check_safe_cut, safe_cut_by_decoding, "calls", "not with a decoder"),
+    "json-lines-course-stages": (tasks.check_json_lines, JsonLinesOnTheCoursesStages, "calls", "course's"),
+    "json-lines-package-decoder": (tasks.check_json_lines, JsonLinesOnTheDecoder, "calls", "its layers"),
+    "json-lines-reference-subclass": (
+        tasks.check_json_lines,
+        type("SubclassesTheCourses", (tasks.JsonLines,), {}),
+        "subclass",
+        "course's",
+    ),
+    "resume-state-reference": (tasks.check_resume_state, tasks.resume_state, "calls", "course's own resume_state"),
+    "resume-state-reference-wrapped": (
+        tasks.check_resume_state,
+        resume_state_by_the_course,
+        "calls",
+        "course's own resume_state",
+    ),
+    "encoder-library": (checks.check_encoder, encode_by_starlette, "calls", "not a library's encoder"),
+    "pipeline-reference-held": (tasks.check_pipeline, PipelineHoldsTheCourses, "calls", "the check's own Pipeline"),
+    "pipeline-reference-subclass": (
+        tasks.check_pipeline,
+        type("SubclassesTheCourses", (tasks.Pipeline,), {}),
+        "subclass",
+        "the check's own Pipeline",
+    ),
+    "named-events-reference-subclass": (
+        checks.check_named_events,
+        SubclassesTheNamedEventsReference,
+        "subclass",
+        "course's own reference",
+    ),
+    "named-events-reference-held": (
+        checks.check_named_events,
+        HoldsTheNamedEventsReference,
+        "calls",
+        "course's own reference",
+    ),
+    "named-events-package-adapter": (
+        checks.check_named_events,
+        NamedEventsOnJsonPayloads,
+        "calls",
+        "JSON payload adapter",
+    ),
+    "read-answer-reference": (tasks.check_read_answer, answer_by_the_course, "calls", "course's own answer_of"),
+    "follow-replays-the-reference": (resume.check_follow, follow_replays_the_plan, "calls", "planned_run"),
     "block-cutter-wrapper": (checks.check_block_cutter, WrapsTheCoursesCutter, "calls", "bytes alone"),
     "block-cutter-subclass": (checks.check_block_cutter, CutterOnTheSplitter, "subclass", "line splitter or parsers"),
     "block-cutter-handed-in": (checks.check_block_cutter, handed_a_cutter, "calls", "bytes alone"),
@@ -159,18 +342,38 @@ def test_code_that_reaches_the_package_is_not_yours(case: str) -> None:
     assert asks.startswith("The task asks: ") and task in asks
 
 
-def test_every_write_x_part_has_a_wrapper_and_a_subclass_case() -> None:
-    for check in (checks.check_decoder, checks.check_byte_lines, checks.check_line_limit, checks.check_block_cutter):
-        directions = {direction for found, _, direction, _ in NOT_YOURS.values() if found is check}
-        assert "subclass" in directions and directions - {"subclass"}, check.__name__
+#: Every part's check; those whose answer is a class are also refused a subclass.
+PARTS = {
+    tasks.check_json_lines: True,
+    checks.check_safe_cut: False,
+    checks.check_decoder: True,
+    checks.check_byte_lines: True,
+    tasks.check_resume_state: False,
+    checks.check_encoder: False,
+    tasks.check_pipeline: True,
+    checks.check_line_limit: True,
+    checks.check_named_events: True,
+    tasks.check_read_answer: False,
+    checks.check_block_cutter: True,
+    resume.check_follow: False,
+}
+
+
+@pytest.mark.parametrize("check", PARTS, ids=lambda check: check.__name__)
+def test_every_part_refuses_code_that_is_not_the_learners(check: Callable[..., Any]) -> None:
+    """A call (wrapped or held) for every part; a subclass too where the answer is a class.
+    (Exercise 07's answer subclasses a package layer by design: its check refuses the zoo's members.)"""
+    directions = {direction for found, _, direction, _ in NOT_YOURS.values() if found is check}
+    assert directions - {"subclass"}, check.__name__
+    assert "subclass" in directions or not PARTS[check], check.__name__
 
 
 def test_a_guard_may_hold_the_package_splitter_when_the_task_builds_on_it() -> None:
     """Exercise 05's guard stands in front of LineSplitter: holding one is not a reach."""
     assert checks.LINE_LIMIT.not_yours.held(learner_code.LineLimit(10)) is None
     assert (
-        checks.BYTE_LINES.not_yours.held(checks.LatinLines(True))
-        == "your object.splitter is a sse_course.lines.LineSplitter"
+        checks.BYTE_LINES.not_yours.held(WrapsLineSplitter(True))
+        == "your object.inner is a sse_course.lines.LineSplitter"
     )
 
 

@@ -55,6 +55,7 @@ def make_follow(
     use_retry: bool = True,
     ms_as_seconds: bool = False,
     stop_on_204: bool = True,
+    stop_on_other: bool = True,
     profile: str = "browser",
 ) -> Callable[[Callable[[str], Reply], Callable[[float], None]], list[Event]]:
     """The reference loop, or (with one option changed) a realistic wrong one."""
@@ -65,7 +66,7 @@ def make_follow(
         parser = None
         while True:
             reply = connect(last_event_id if send_id else "")
-            if reply.status == 204 and stop_on_204:
+            if (reply.status == 204 and stop_on_204) or (reply.status not in (200, 204) and stop_on_other):
                 return events
             if new_parser or parser is None:
                 parser = SSEParser(profile, last_event_id=last_event_id if keep_id else "")
@@ -112,6 +113,7 @@ RULE_MUTANTS = {
     "wait-retry": ({"use_retry": False}, (Kind.WRONG_VALUE, "")),
     "retry-kept": ({"remember_retry": False}, (Kind.WRONG_VALUE, "")),
     "stop-on-204": ({"stop_on_204": False}, (Kind.EXTRA, "more")),
+    "stop-on-other": ({"stop_on_other": False}, (Kind.EXTRA, "more")),
     "once-in-order": ({"send_id": False}, (Kind.WRONG_VALUE, "state")),
 }
 
@@ -195,7 +197,7 @@ def test_a_wrong_wait_is_named(option: dict, drop: int, slept: str) -> None:
 def test_a_loop_that_ignores_204_is_stopped_and_named() -> None:
     message = failure(make_follow(stop_on_204=False))
     assert message.startswith("at drop point 0:")
-    assert "kept connecting: 4 requests, expected 3 (stop when the server answers 204)" in message
+    assert "kept connecting: 4 requests, expected 3 (stop when the server answers 204," in message
     assert "after the server answered 204" in message
 
 

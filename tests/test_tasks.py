@@ -44,11 +44,12 @@ class JsonLines:
         return [json.loads(line) for line in complete.split(b"\n") if line.strip()]
 
     def feed(self, chunk: bytes) -> list:
-        self.held += chunk
-        last_lf = self.held.rfind(b"\n")
+        last_lf = chunk.rfind(b"\n")  # only the new bytes: what is held has no LF
         if last_lf < 0:
+            self.held += chunk
             return []
-        complete, self.held = self.held[:last_lf], self.held[last_lf + 1 :]
+        complete = bytes(self.held) + chunk[:last_lf]
+        self.held = bytearray(chunk[last_lf + 1 :])
         return self.values(complete)
 
     def close(self) -> list:
@@ -88,6 +89,13 @@ class DecodesEachChunk(JsonLines):
 class BlankParsed(JsonLines):
     def values(self, complete: bytes) -> list:
         return [json.loads(line) for line in complete.split(b"\n")]
+
+
+class SplitLines(JsonLines):
+    """Splits the complete text with str.splitlines(), which ends lines at U+2028 and a lone CR too."""
+
+    def values(self, complete: bytes) -> list:
+        return [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
 
 
 class LastLineLost(JsonLines):
@@ -305,6 +313,17 @@ class LastFeedDropped(Pipeline):
         return self.stages[-1].close()
 
 
+class EndsPushedOneStage(Pipeline):
+    """Pushes each stage's end through the next stage only: what that gives is kept only from the last stage."""
+
+    def close(self) -> Any:
+        out: list = []
+        for stage, after in zip(self.stages, self.stages[1:], strict=False):
+            pushed = after.feed(stage.close())
+            out += pushed if after is self.stages[-1] else []
+        return out + self.stages[-1].close()
+
+
 #: (check, the solution, the rules the task states, [(mutant, rule, kind, direction)]).
 STREAM_TASKS = {
     "json-lines": (
@@ -317,6 +336,7 @@ STREAM_TASKS = {
             (PartialDropped, "kept", Kind.WRONG_ERROR, "unexpected"),
             (DecodesEachChunk, "bytes-kept", Kind.WRONG_ERROR, "unexpected"),
             (BlankParsed, "blank", Kind.WRONG_ERROR, "unexpected"),
+            (SplitLines, "lf-only", Kind.WRONG_ERROR, "unexpected"),
             (LastLineLost, "last-line", Kind.MISSING, "never"),
             (BlankTailParsed, "blank-tail", Kind.WRONG_ERROR, "unexpected"),
         ],
@@ -329,6 +349,7 @@ STREAM_TASKS = {
             (LastStageSkipped, "feed-through", Kind.WRONG_VALUE, ""),
             (ClosedLastToFirst, "close-in-order", Kind.MISSING, "never"),
             (EndsThrownAway, "ends-pushed-on", Kind.MISSING, "never"),
+            (EndsPushedOneStage, "ends-pushed-on", Kind.MISSING, "never"),
             (LastFeedDropped, "close-returns-all", Kind.MISSING, "never"),
             (ThreeStages, "any-length", Kind.WRONG_ERROR, "unexpected"),
         ],
@@ -462,6 +483,7 @@ def read_answer(
     profile: str = "strict",
     keep: bool = True,
     types: tuple = ("message",),
+    cut_body: tuple[type[Exception], ...] = (httpx.RemoteProtocolError,),
 ) -> tuple[str, bool]:
     """The solution, with one switch per rule to break it."""
     texts, whole = [], True
@@ -474,6 +496,8 @@ def read_answer(
         except IncompleteStream:
             whole = False
             texts = texts if keep else []
+        except cut_body:
+            whole = False
     return "".join(texts), whole
 
 
@@ -502,10 +526,11 @@ def test_read_answer_solution_passes(capsys: pytest.CaptureFixture[str]) -> None
     "mutant, kind, direction, says",
     [
         (lambda c, u: read_answer(c, u, iterate="raw"), Kind.WRONG_ERROR, "unexpected", "iter_bytes()"),
-        (lambda c, u: read_answer(c, u, profile="browser"), Kind.MISSING_ERROR, "none raised", "strict profile"),
+        (lambda c, u: read_answer(c, u, profile="browser"), Kind.MISSING_ERROR, "none raised", "IncompleteStream"),
+        (lambda c, u: read_answer(c, u, cut_body=()), Kind.WRONG_ERROR, "unexpected", "RemoteProtocolError"),
         (lambda c, u: read_answer(c, u, keep=False), Kind.MISSING, "never", "arrived in whole events"),
         (lambda c, u: read_answer(c, u, types=("message", "ping")), Kind.EXTRA, "more", "more than the message events"),
-        (parser_per_chunk, Kind.MISSING_ERROR, "none raised", "strict profile"),
+        (parser_per_chunk, Kind.MISSING_ERROR, "none raised", "IncompleteStream"),
     ],
 )
 def test_read_answer_rejects_each_rule_broken(
@@ -518,3 +543,20 @@ def test_read_answer_rejects_each_rule_broken(
 
 def test_pipeline_rejects_the_checks_own_reference() -> None:
     assert verdict_of(tasks.check_pipeline, type("Sub", (tasks.Pipeline,), {})) == (Kind.NOT_YOURS, "subclass")
+
+
+class MagicLine(EventAssembler):
+    """Drops one event whose data is an exact, made-up value: no rule of the standard is broken."""
+
+    def feed_line(self, line: str) -> Any:
+        return super().feed_line(": dropped" if line == "data: magic-9f2" else line)
+
+
+def magic_fixture() -> dict:
+    return {"about": "this exact data", "input": "data: magic-9f2\n\n", "expect": {"events": [{"data": "magic-9f2"}]}}
+
+
+def test_own_mistake_rejects_a_mistake_that_only_one_exact_input_shows() -> None:
+    failure = rejected(tasks.check_own_mistake, MagicLine, magic_fixture)
+    assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_VALUE, "")
+    assert "only on this exact input" in failure.verdict.headline

@@ -46,6 +46,7 @@ from typing import Any
 
 from .. import __version__, decoding, layered, lines, parser
 from .. import events as package_events
+from .. import payloads as payloads_module
 from ..decoding import Utf8Decoder
 from ..errors import DEFAULT_MAX_LINE_CHARS, LineTooLong, SSEError
 from ..events import Event, EventAssembler
@@ -53,7 +54,7 @@ from ..layered import PROFILES, SLICE_BYTES, LayeredSSEParser
 from ..lines import LineSplitter
 from ..parser import SSEParser
 from ..payloads import JSONPayloads
-from ..profiles import get_profile
+from ..profiles import DEFAULT_PROFILE, get_profile
 from . import blocks
 from .checking import (
     CheckFailed,
@@ -64,18 +65,20 @@ from .checking import (
     StreamCheck,
     Trace,
     Watch,
-    attempted,
     check_partitions,
     difference,
     exercise,
     failed,
     guarded,
     in_order,
+    long_line_growth,
     not_yours,
     regrouped,
     rules,
+    stand_in,
     trace,
     try_it,
+    watched,
 )
 from .checking.compare import NO_STATE, carried_events, no_state, one_byte_reads, show_error
 from .fixtures import Fixture, load_contract, load_fixtures
@@ -143,9 +146,22 @@ VALUE_PARTS = [
     "\u0663",
     '{"k": 1}',
     "\ufeff",
+    "\x85",
+    "\t",
+    "-1",
+    "\u2029",
 ]
 LINE_ENDS = ["\n", "\n", "\r", "\r\n"]
-BAD_BYTES = [b"\xff", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80"]
+BAD_BYTES = [
+    b"\xff",
+    b"\xe2\x82",
+    b"\xc0\xaf",
+    b"\xed\xa0\x80",  # a surrogate
+    b"\xf4\x90\x80\x80",  # past U+10FFFF
+    b"\xe0\x80\x80",  # over-long
+    b"\x80",  # a continuation byte with no lead
+    b"\xf0\x9f\x98",  # a character one byte short
+]
 
 
 def generated_stream(rng: random.Random) -> bytes:
@@ -188,6 +204,41 @@ def generated_fixtures(count: int = GENERATED_COUNT, seed: int = GENERATED_SEED)
                 expected,
                 GENERATED_STRATEGIES,
                 __version__,
+            )
+        )
+    return tuple(found)
+
+
+#: Characters a long line is made of: one to four bytes each, and a colon (a field's name ends there).
+LIMIT_CHARS = ["x", "x", ":", " ", "\u00e9", "\u20ac", "\U0001f600"]
+
+
+def limit_stream(rng: random.Random, limit: int) -> bytes:
+    """Lines one character under, at and over ``limit`` (the line end not counted), each with its
+    own line end, some of them in one read with a line before them; then a blank line."""
+    lines = []
+    for _ in range(rng.randint(1, 4)):
+        size = max(0, limit + rng.choice((-1, 0, 0, 1)))
+        lines.append("".join(rng.choice(LIMIT_CHARS) for _ in range(size)) + rng.choice(LINE_ENDS))
+    if rng.random() < 0.3:  # an unfinished line at the end, at the limit or over it
+        lines.append("x" * (limit + rng.choice((0, 1))))
+    return "".join(lines).encode("utf-8") + (b"\n" if rng.random() < 0.5 else b"")
+
+
+@functools.cache
+def limit_fixtures(count: int = GENERATED_COUNT, seed: int = GENERATED_SEED) -> tuple[Fixture, ...]:
+    """Seeded streams aimed at the line limit: lengths at the limit and one either side, in
+    characters of one to four bytes; their expected outcome is the package's parser's."""
+    rng = random.Random(seed)
+    found = []
+    for i in range(count):
+        limit = rng.randint(1, 6)
+        raw, options = limit_stream(rng, limit), {"max_line_chars": limit}
+        expected = {profile: reference_outcome(raw, profile, options) for profile in PROFILES}
+        about = f"lines of {limit - 1}, {limit} and {limit + 1} characters at max_line_chars={limit}"
+        found.append(
+            Fixture(
+                "generated-limits", f"stream-{i}", about, raw, (), options, expected, GENERATED_STRATEGIES, __version__
             )
         )
     return tuple(found)
@@ -444,7 +495,11 @@ def whole_characters(buffer: bytes) -> int:
     return len(buffer)
 
 
-DECODER_ERRORS = {"strict": "strict", "browser": "replace"}
+def not_ascii(fixture: Fixture) -> bool:
+    """A stream a decoder has work in: a byte that is not ASCII, or the end of the stream to report.
+    (A stream of ASCII alone decodes the same whatever the decoder does with held bytes.)"""
+    return fixture.family in ("eof", "limits") or any(byte >= 0x80 for byte in fixture.raw)
+
 
 DECODER = layer_check(
     "decoder",
@@ -458,15 +513,16 @@ DECODER = layer_check(
         ("offset-in-stream", "DecodeError's offset counts from the start of the stream"),
         ("completed", "DecodeError's completed is the text before the bad byte"),
     ),
-    lambda profile, _options: {"errors": DECODER_ERRORS[profile]},
+    lambda profile, _options: {"errors": get_profile(profile).decode_errors},
+    not_ascii,
     empty="",
     not_yours=NotYours(
         "write the decoder yourself, with bytes.decode and your safe_cut: no codecs incremental decoder, "
-        "no Utf8Decoder (not subclassed, held or called)",
+        "no Utf8Decoder, not the course's own safe_cut (not subclassed, held or called)",
         classes=(Utf8Decoder, codecs.IncrementalDecoder),
-        code=(codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder),
+        code=(codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder, whole_characters),
     ),
-    parts=(("safe_cut", whole_characters),),
+    parts=(("safe_cut", stand_in(whole_characters, "safe_cut")),),
 )
 
 
@@ -528,7 +584,6 @@ LINE_LIMIT = layer_check(
         ("before-buffering", "the limit fires in the feed() that passes it, before the chunk is buffered"),
     ),
     limit_arguments,
-    first=("limits", "line_ends"),
     empty=[],
     not_yours=NotYours(
         "write the limit yourself, in front of the package's LineSplitter: the splitter's own "
@@ -540,6 +595,19 @@ LINE_LIMIT = layer_check(
 )
 
 
+#: The shipped families whose lines a guard in front of the splitter must count right (the others
+#: vary fields, which a line guard never sees).
+LIMIT_FAMILIES = ("limits", "line_ends", "utf8", "bom", "eof")
+LINE_LIMIT = replace(
+    LINE_LIMIT,
+    fixtures=lambda: [
+        *in_order([f for f in load_fixtures() if f.family in LIMIT_FAMILIES], LIMIT_FAMILIES),
+        *limit_fixtures(),
+        *generated_fixtures(),
+    ],
+)
+
+
 @exercise("your bounded line splitter")
 def check_line_limit(factory: Callable[..., Any]) -> str:
     """Lesson 05: ``factory(max_line_chars=n, strict=...)`` returns a splitter
@@ -547,13 +615,28 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
     LINE_LIMIT.refuse_subclass(factory)
     watch = Watch(LINE_LIMIT.not_yours, budget=0)  # judges the error only: no profiler in what tracemalloc measures
     make = guarded(factory, [], watch)
-    huge = compose("strict", {}, splitter=make(**limit_arguments("strict", {"max_line_chars": HUGE_LIMIT})))
+    limits = limit_arguments(DEFAULT_PROFILE, {"max_line_chars": HUGE_LIMIT})
+    huge = compose(DEFAULT_PROFILE, {}, splitter=make(**limits))
     refused = refuses_huge_chunk(
         huge, "your bounded line splitter"
     )  # first: one read, where the full run takes a minute
     if watch.reached:  # the package splitter's own limit refused the chunk
         raise not_yours(LINE_LIMIT.what, LINE_LIMIT.not_yours, watch.reached[0])
-    return LINE_LIMIT.verify(factory) + " " + refused
+    return f"{LINE_LIMIT.verify(factory)} {refused}, {line_limit_growth(factory)}"
+
+
+def line_limit_growth(factory: Callable[..., Any]) -> str:
+    """Exercise 05's growth: one long line of text under a limit it never reaches, at n and 4n characters."""
+    unlimited = lambda: factory(max_line_chars=1 << 30, strict=True)  # noqa: E731
+    text_line = lambda size: "x" * (size - 1) + "\n"  # noqa: E731
+    reference = lambda: LineSplitter(1 << 30, True)  # noqa: E731
+    return long_line_growth(LINE_LIMIT.what, unlimited, reference, text_line, 64 * 1024, LIMIT_HINT)
+
+
+LIMIT_HINT = (
+    "Count the unfinished line's characters as they come, adding each read's count to a total: joining or "
+    "counting what is held again on every feed grows with the line."
+)
 
 
 # --- payloads ---------------------------------------------------------------
@@ -634,7 +717,7 @@ PAYLOADS = StreamCheck(
     lambda make, _p, config: make(**config),
     JSON_ORACLE,
     payload_trace,
-    profiles=("strict",),
+    profiles=(DEFAULT_PROFILE,),
     noun="payload",
 )
 JSON_ADAPTER = replace(
@@ -688,20 +771,48 @@ SAFE_CUT_RULES = rules(
 )
 
 
+SAFE_CUT_NOT_YOURS = NotYours(
+    "work out the cut from the bytes yourself (which bytes are lead bytes, how many they promise): "
+    "not with a decoder (codecs, Utf8Decoder) nor the course's own safe_cut",
+    classes=(Utf8Decoder, codecs.IncrementalDecoder),
+    code=(whole_characters, codecs, encodings.utf_8, decoding, codecs.utf_8_decode, codecs.getincrementaldecoder),
+)
+
+
+def safe_cut_rule(buffer: bytes, got: Any, expected: int) -> str:
+    """Which rule a wrong cut breaks, in the task's words, and what it does to the bytes."""
+    if not isinstance(got, int) or not 0 <= got <= len(buffer):
+        return f"the cut is a number of bytes, from 0 to len(buffer) ({len(buffer)})."
+    if got > expected:
+        return (
+            f"{buffer[expected:got]!r} would be decoded now, but it starts a character whose last bytes have "
+            "not arrived (a lead byte that promises more bytes than follow it is held, with what follows it)."
+        )
+    held = buffer[got:expected]
+    if _valid_so_far(held):
+        return f"{held!r} would wait for nothing: those bytes end on a whole character and can be decoded now."
+    return (
+        f"{held!r} would be held, but no later byte can make it valid (bytes invalid whatever follows, "
+        "0xF8-0xFF or a continuation byte with no lead, are not held: the decoder reports them now)."
+    )
+
+
 @exercise("your safe_cut")
 def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
     """Exercise 02: ``safe_cut(buffer)`` is the number of leading bytes that end
     on a character boundary (a lead byte's promise kept, or broken beyond repair)."""
     cases = safe_cut_cases()
+    watch = Watch(SAFE_CUT_NOT_YOURS)
     for buffer in cases:
-        expected, got = whole_characters(buffer), attempted(safe_cut, buffer)
+        expected, got = whole_characters(buffer), watched(watch, safe_cut, buffer)
+        if watch.reached:
+            raise not_yours("your safe_cut", SAFE_CUT_NOT_YOURS, watch.reached[0])
         if got != expected:
             low = isinstance(got, int) and got < expected
             raise failed(
                 "your safe_cut",
                 Kind.WRONG_VALUE,
-                f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}: "
-                + ("whole characters would wait for nothing." if low else "a character would be cut in two."),
+                f"safe_cut({buffer!r}) should be {expected}, yours is {got!r}: {safe_cut_rule(buffer, got, expected)}",
                 f"    decodable now: {buffer[:expected]!r}, held for the next read: {buffer[expected:]!r}",
                 direction="too low" if low else "too high",
             )
@@ -760,7 +871,7 @@ BYTE_LINES = StreamCheck(
     not_yours=NotYours(
         "write the line splitter yourself, on bytes with bytes.find: not the package's LineSplitter "
         "(not subclassed, held or called) nor its parsers",
-        classes=(LineSplitter,),
+        classes=(LineSplitter, LatinLines),
         code=PACKAGE_LINES,
     ),
 )
@@ -770,7 +881,26 @@ BYTE_LINES = StreamCheck(
 def check_byte_lines(factory: Callable[..., Any]) -> str:
     """Exercise 03: ``factory(strict=...)`` returns a splitter with ``feed(bytes)
     -> list[bytes]`` and ``close() -> list[bytes]``."""
-    return BYTE_LINES.verify(factory)
+    return f"{BYTE_LINES.verify(factory)}, {byte_lines_growth(factory)}"
+
+
+def byte_lines_growth(factory: Callable[..., Any]) -> str:
+    """Exercise 03's growth: one long line in small reads, at n and 4n bytes."""
+    make, reference = (lambda: factory(strict=True)), (lambda: LatinLines(True))
+    return long_line_growth(BYTE_LINES.what, make, reference, data_line, 128 * 1024, HELD_LINE_HINT)
+
+
+#: Where a splitter's or cutter's work usually stops being linear.
+HELD_LINE_HINT = (
+    "Keep the unfinished line as pieces (a list) or in a bytearray, and search only the new chunk for a "
+    "line end: held + chunk copies everything held on every read, and searching what is held from its "
+    "start reads it all again."
+)
+
+
+def data_line(size: int, end: bytes = b"\n") -> bytes:
+    """One data line of ``size`` bytes in all, then ``end``."""
+    return b"data: " + b"x" * (size - 6) + end
 
 
 # --- exercise 04: fields, and the server's side -----------------------------
@@ -809,10 +939,17 @@ ENCODE_DATA = [
     '{"k": 1}',
     "\ufeffbom",
     "data: x",
+    "\u2028",
+    "\x00",
+    "\t tab",
+    " ",
+    "a\n",
+    "\n b",
+    ": not a comment",
 ]
-ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b"]
-ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026"]
-ENCODE_RETRY = [None, 0, 3000]
+ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b", " ", "\t", "\u2028"]
+ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026", " ", "\u2028", "id: 9"]
+ENCODE_RETRY = [None, 0, 7, 3000, 10**12]
 ENCODE_REFUSED = [
     {"data": "a\rb"},
     {"data": "x", "event": "a\nb"},
@@ -821,6 +958,9 @@ ENCODE_REFUSED = [
     {"data": "x", "id": "1\x002"},
     {"data": "x", "id": "1\r"},
     {"data": "x", "retry": -1},
+    {"data": "a\r\nb"},
+    {"data": "x", "id": "\x00"},
+    {"data": "x", "event": "\n"},
 ]
 
 
@@ -842,11 +982,29 @@ def expected_event(case: dict, last_event_id: str, retry: int | None) -> Event:
     )
 
 
-def _encoded(encode: Callable[..., bytes], case: dict) -> Any:
+@functools.cache
+def encoder_not_yours() -> NotYours:
+    """What the encoder task forbids: a library's encoder (sse-starlette's, where it is installed)."""
     try:
-        return attempted(encode, **case)
+        from sse_starlette import event as starlette_event
+    except ImportError:  # not installed: nothing of it can be called
+        return NotYours(ENCODER_TASK)
+    return NotYours(ENCODER_TASK, classes=(starlette_event.ServerSentEvent,), code=(starlette_event,))
+
+
+ENCODER_TASK = "write the fields yourself: not a library's encoder (sse-starlette's ServerSentEvent)"
+
+
+def _encoded(encode: Callable[..., bytes], case: dict, watch: Watch) -> Any:
+    try:
+        got = watched(watch, encode, **case)
+    except NotAttempted:
+        raise
     except Exception as err:  # that is what it did
-        return err
+        got = err
+    if watch.reached:
+        raise not_yours("your encoder", encoder_not_yours(), watch.reached[0])
+    return got
 
 
 def _call(case: dict) -> str:
@@ -859,10 +1017,11 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
     package's parser, gives back exactly the events encoded, in both profiles
     and under every single cut; values no stream can carry raise ValueError."""
     cases = encode_cases()
+    watch = Watch(encoder_not_yours())
     for first in [{}, {"data": "before", "id": "1", "retry": 10}]:
         for case in cases:
             calls = [first, case] if first else [case]
-            encoded = [_encoded(encode, call) for call in calls]
+            encoded = [_encoded(encode, call, watch) for call in calls]
             bad = next((e for e in encoded if not isinstance(e, bytes)), None)
             if bad is not None:
                 raise failed(
@@ -897,7 +1056,7 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
                             direction=found.direction,
                         )
     for case in ENCODE_REFUSED:
-        got = _encoded(encode, case)
+        got = _encoded(encode, case, watch)
         if not isinstance(got, ValueError):
             raise failed(
                 "your encoder",
@@ -974,6 +1133,59 @@ def contract_fixtures() -> tuple[Fixture, ...]:
     )
 
 
+#: The events a generated contract stream is made of, each aimed at a rule of the contract.
+CONTRACT_EVENTS: tuple[tuple[str, str], ...] = (
+    ("delta", '{"text": "a"}'),
+    ("delta", '{"text": ""}'),  # an empty text is a text
+    ("delta", '{"text": "\\u00e9", "more": 1}'),  # other keys are allowed
+    ("delta", '{"text": 1}'),  # not a string
+    ("delta", '{"text": null}'),
+    ("delta", '["text"]'),  # not an object
+    ("delta", '"text"'),
+    ("delta", "not json"),
+    ("delta", '{"message": "m"}'),  # the other key
+    ("error", '{"message": "overloaded"}'),
+    ("error", '{"message": 5}'),
+    ("error", "{}"),
+    ("error", '{"text": "a"}'),
+    ("done", "{}"),
+    ("done", "not json"),  # done's data is anything
+    ("ping", "{}"),
+    ("usage", '{"text": "not a delta"}'),
+    ("Delta", '{"text": "a"}'),  # types are compared exactly
+    ("message", '{"text": "a"}'),
+)
+
+
+def contract_stream(rng: random.Random) -> bytes:
+    """One to five events from :data:`CONTRACT_EVENTS`, often ending with done, sometimes with more after it."""
+    events = [rng.choice(CONTRACT_EVENTS) for _ in range(rng.randint(1, 5))]
+    if rng.random() < 0.6:
+        events.insert(rng.randint(len(events) // 2, len(events)), ("done", "{}"))
+    return "".join(f"event: {kind}\ndata: {data}\n\n" for kind, data in events).encode()
+
+
+@functools.cache
+def generated_contract_fixtures(count: int = GENERATED_COUNT, seed: int = GENERATED_SEED) -> tuple[Fixture, ...]:
+    """Seeded streams of named events aimed at the contract's rules (the reference gives their outcome)."""
+    rng = random.Random(seed)
+    strategies = ("whole", "single", "one_byte")
+    return tuple(
+        Fixture(
+            "generated-contract",
+            f"stream-{i}",
+            "generated: deltas, errors, done and other types, with data right and wrong",
+            contract_stream(rng),
+            (),
+            {},
+            {},
+            strategies,
+            __version__,
+        )
+        for i in range(count)
+    )
+
+
 def contract_error_name(err: Exception) -> str:
     return (
         type(err).__name__
@@ -1002,12 +1214,18 @@ NAMED_EVENTS = StreamCheck(
         ("done-required", "close() without done raises ContractError"),
         ("not-json", "data that is not JSON, or a delta without a string text, raises ContractError"),
     ),
-    lambda: list(contract_fixtures()),
+    lambda: [*contract_fixtures(), *generated_contract_fixtures()],
     lambda make, _p, _o: AdapterPipeline(make()),
     contract_oracle,
     contract_trace,
-    profiles=("strict",),
+    profiles=(DEFAULT_PROFILE,),
     noun="text",
+    not_yours=NotYours(
+        "write the adapter yourself: not the course's own reference, nor the package's JSON payload adapter "
+        "(not subclassed, held or called)",
+        classes=(NamedEventsReference, JSONPayloads, AdapterPipeline),
+        code=(payloads_module,),
+    ),
 )
 
 
@@ -1077,7 +1295,7 @@ BLOCK_CUTTER = StreamCheck(
         ("bytes-only", "bytes only, never decoded: invalid UTF-8 passes through"),
         ("close-rest", "close() returns the bytes after the last block"),
     ),
-    blocks.block_fixtures,
+    lambda: [*blocks.block_fixtures(), *generated_fixtures()],
     lambda make, _profile, _options: CloseAsRest(make()),
     block_oracle,
     block_trace,
@@ -1085,7 +1303,8 @@ BLOCK_CUTTER = StreamCheck(
     noun="block",
     partitions=block_partitions,
     says=lambda fixtures, count: (
-        f"gives the expected blocks read by read and the expected close() on {len(fixtures) - len(blocks.RULE_CASES)} fixtures "  # noqa: E501
+        f"gives the expected blocks read by read and the expected close() on "
+        f"{len(fixtures) - len(blocks.RULE_CASES) - GENERATED_COUNT} fixtures, {GENERATED_COUNT} generated streams "
         f"and {len(blocks.RULE_CASES)} inputs chosen to separate the rules, under {count} partitions in all"
     ),
     not_yours=NotYours(
@@ -1102,7 +1321,13 @@ def check_block_cutter(factory: Callable[[], Any]) -> str:
     """Exercise 09: ``factory()`` returns a cutter with ``feed(bytes) -> list[bytes]``
     (the blocks the chunk completes) and ``close() -> bytes`` (the bytes after the
     last block), compared feed by feed with the course's (blocks.py)."""
-    return BLOCK_CUTTER.verify(factory)
+    return f"{BLOCK_CUTTER.verify(factory)}, {block_cutter_growth(factory)}"
+
+
+def block_cutter_growth(factory: Callable[[], Any]) -> str:
+    """Exercise 09's growth: one long line, then a blank line, in small reads, at n and 4n bytes."""
+    block = functools.partial(data_line, end=b"\n\n")
+    return long_line_growth(BLOCK_CUTTER.what, factory, blocks.BlockCutter, block, 512 * 1024, HELD_LINE_HINT)
 
 
 #: Every check's stated rules, by the name notebooks call it: tests/test_rules.py

@@ -240,57 +240,45 @@ def find_failure(
     exact_errors: bool = True,
     shrink: bool = True,
 ) -> Failure | None:
-    """Run every partition; return the smallest failing split, or None."""
+    """Run every partition; return the smallest failing split, or None.
+
+    The smallest split is found by the checking engine's one shrinker: fewer cuts, then
+    (with ``shrink``) a shorter input, byte ranges halving in size, the reference parser
+    giving its expected outcome, while the failure stays of the same kind (the errors
+    expected and raised)."""
+    from .checking.compare import Difference
+    from .checking.shrink import fewer_cuts
+    from .checking.shrink import shrink as shorter
+    from .checking.verdict import Kind
+
     expected = fixture.expected[profile]
     names = fixture.checked_under if strategies is None else strategies
+
+    def outcome_of(raw: bytes, cuts: Partition) -> tuple[Expected, Outcome]:
+        want = expected if raw == fixture.raw else reference_outcome(raw, profile, fixture.options)
+        return want, run(factory, chunks_of(raw, cuts))
+
+    def fails(raw: bytes, cuts: Partition) -> Difference | None:
+        want, got = outcome_of(raw, cuts)
+        return None if agrees(want, got, exact_errors) else Difference(Kind.WRONG_VALUE, "", "", _kind(want, got))
+
     for cuts in partitions(fixture.raw, names, fixture.cuts):
-        outcome = run(factory, chunks_of(fixture.raw, cuts))
-        if not agrees(expected, outcome, exact_errors):
-            failure = Failure(fixture.id, profile, fixture.raw, cuts, expected, outcome)
-            failure = fewer_cuts(factory, failure, exact_errors)
+        found = fails(fixture.raw, cuts)
+        if found is not None:
+            raw = fixture.raw
             if shrink:
-                failure = shorter_input(factory, failure, fixture.options, exact_errors)
-            return failure
+                raw, cuts, found = shorter(fails, raw, cuts, found, by_character=False)
+            else:
+                cuts, found = fewer_cuts(fails, raw, cuts, found)
+            want, got = outcome_of(raw, cuts)
+            return Failure(fixture.id, profile, raw, cuts, want, got)
     return None
-
-
-def fewer_cuts(factory: Factory, failure: Failure, exact_errors: bool) -> Failure:
-    """Drop cuts one at a time while the parser still fails."""
-    cuts = list(failure.cuts)
-    i = 0
-    while i < len(cuts):
-        trial = tuple(cuts[:i] + cuts[i + 1 :])
-        outcome = run(factory, chunks_of(failure.raw, trial))
-        if agrees(failure.expected, outcome, exact_errors):
-            i += 1
-        else:
-            cuts = list(trial)
-            failure = Failure(failure.fixture, failure.profile, failure.raw, trial, failure.expected, outcome)
-    return failure
 
 
 def reference_outcome(raw: bytes, profile: str, options: dict[str, Any]) -> Expected:
     """What the package's parser yields for ``raw``: the oracle for shrinking."""
     outcome = run(lambda: SSEParser(profile, **options), [raw])
     return Expected(tuple(outcome.events), outcome.error)
-
-
-def shorter_input(factory: Factory, failure: Failure, options: dict[str, Any], exact_errors: bool) -> Failure:
-    """Delete byte ranges between characters (halving their size) while the parser
-    still disagrees, in the same way, with the reference parser on the shorter input."""
-    size = max(len(failure.raw) // 2, 1)
-    while size >= 1:
-        start = 0
-        while start < len(failure.raw):
-            trial = None
-            if on_boundary(failure.raw, start) and on_boundary(failure.raw, start + size):
-                trial = _without(failure, start, size, options, exact_errors, factory)
-            if trial is None:
-                start += size
-            else:
-                failure = trial
-        size //= 2
-    return failure
 
 
 def on_boundary(raw: bytes, position: int) -> bool:
@@ -305,18 +293,6 @@ def without_range(raw: bytes, cuts: Partition, start: int, size: int) -> tuple[b
     shorter = raw[:start] + raw[end:]
     moved = tuple(c if c <= start else max(start, c - (end - start)) for c in cuts)
     return shorter, (tuple(c for c in moved if 0 < c < len(shorter)) if shorter else ())
-
-
-def _without(
-    failure: Failure, start: int, size: int, options: dict[str, Any], exact_errors: bool, factory: Factory
-) -> Failure | None:
-    """The failure with raw[start:start+size] deleted, if it still fails."""
-    raw, cuts = without_range(failure.raw, failure.cuts, start, size)
-    expected = reference_outcome(raw, failure.profile, options)
-    outcome = run(factory, chunks_of(raw, cuts))
-    if agrees(expected, outcome, exact_errors) or _kind(expected, outcome) != _kind(failure.expected, failure.got):
-        return None
-    return Failure(failure.fixture, failure.profile, raw, cuts, expected, outcome)
 
 
 def _kind(expected: Expected, got: Outcome) -> tuple:

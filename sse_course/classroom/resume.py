@@ -23,11 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ipywidgets import HTML, IntSlider, Layout, VBox
-
+from .. import client as client_module
 from ..events import Event
 from ..parser import SSEParser
-from .checking import Kind, NotAttempted, exercise, failed, rules, show
+from .checking import Kind, NotAttempted, NotYours, Watch, exercise, failed, not_yours, rules, show, watched
 from .checking.printer import not_attempted
 from .fixtures import load_contract
 
@@ -77,14 +76,14 @@ def chunked(body: bytes, size: int = CHUNK_BYTES) -> tuple[bytes, ...]:
 
 @dataclass(frozen=True)
 class Reply:
-    """One response: its status (200 or 204) and the body's chunks, as a transport reads them."""
+    """One response: its status (200, 204, or another that fails the connection) and the body's chunks."""
 
     status: int
     chunks: tuple[bytes, ...] = ()
 
 
 class KeptConnecting(BaseException):
-    """The loop connected again after a 204, or far too often. A BaseException,
+    """The loop connected again after the server said stop (204, or another status), or far too often. A BaseException,
     so that a learner's ``except Exception`` cannot swallow it."""
 
 
@@ -94,23 +93,35 @@ class DroppingServer:
     ``requests`` records the ``Last-Event-ID`` of each request (``""``: none sent).
     """
 
-    def __init__(self, drop_at: int | None = None, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> None:
+    def __init__(
+        self,
+        drop_at: int | None = None,
+        blocks: Sequence[bytes] = BLOCKS,
+        heartbeat: bytes = b"",
+        fails_with: int | None = None,
+    ) -> None:
         self.blocks = tuple(blocks)
         self.drop_at = drop_at
         self.heartbeat = heartbeat
+        self.fails_with = fails_with  # every connection after the first answers this status: stop
         self.requests: list[str] = []
-        self.stopped = False
+        self.stopped_by: int | None = None
 
     def __call__(self, last_event_id: str = "") -> Reply:
         first = not self.requests
         self.requests.append(last_event_id)
-        if self.stopped:
-            raise KeptConnecting(f"connected again (Last-Event-ID {last_event_id!r}) after the server answered 204")
+        if self.stopped_by is not None:
+            raise KeptConnecting(
+                f"connected again (Last-Event-ID {last_event_id!r}) after the server answered {self.stopped_by}"
+            )
         if len(self.requests) > MAX_CONNECTIONS:
             raise KeptConnecting(f"made {len(self.requests)} connections; a right loop needs at most 3 here")
+        if not first and self.fails_with is not None:
+            self.stopped_by = self.fails_with
+            return Reply(self.fails_with)
         body = served_after(self.blocks, last_event_id)
         if body is None:
-            self.stopped = True
+            self.stopped_by = 204
             return Reply(204)
         body = self.heartbeat + body
         if first and self.drop_at is not None:
@@ -141,15 +152,18 @@ class Connection:
     wait_ms: int | None = None  # the wait before the next request; None after a 204
 
 
-def planned_run(drop_at: int | None, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> list[Connection]:
-    """The standard's client on a :class:`DroppingServer`: connection by connection."""
-    server = DroppingServer(drop_at, blocks, heartbeat)
+def planned_run(
+    drop_at: int | None, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"", fails_with: int | None = None
+) -> list[Connection]:
+    """The standard's client on a :class:`DroppingServer`: connection by connection. It stops for
+    good on 204, and on any other answer that is not a 200 event stream (the standard's "fail")."""
+    server = DroppingServer(drop_at, blocks, heartbeat, fails_with)
     connections: list[Connection] = []
     last_event_id, stream_retry = "", None
     while True:
         reply = server(last_event_id)
-        if reply.status == 204:
-            return [*connections, Connection(last_event_id, 204)]
+        if reply.status != 200:
+            return [*connections, Connection(last_event_id, reply.status)]
         delivered = b"".join(reply.chunks)
         parser = SSEParser("browser", last_event_id=last_event_id)
         events = [with_retry(event, stream_retry) for event in parser.feed(delivered) + parser.close()]
@@ -178,13 +192,17 @@ def short(event: Any) -> str:
     return f"[id {event.last_event_id!r}] {event.data!r}"
 
 
+#: The statuses a run may end on, as a client would show them.
+REASONS = {204: "No Content", 503: "Service Unavailable"}
+
+
 def show_run(connections: Iterable[Connection]) -> str:
     """A run as text, one connection a line or two."""
     lines = []
     for number, conn in enumerate(connections, 1):
         header = f"Last-Event-ID: {conn.sent!r}" if conn.sent else "no Last-Event-ID"
-        if conn.status == 204:
-            lines.append(f"connection {number}: {header} -> 204 No Content: stop")
+        if conn.status != 200:
+            lines.append(f"connection {number}: {header} -> {conn.status} {REASONS.get(conn.status, '')}: stop")
             continue
         dropped = conn.delivered[conn.kept :]
         tail = f", discarded at the end: {dropped!r}" if dropped else ""
@@ -224,23 +242,6 @@ def render_resume(drop_at: int, blocks: Sequence[bytes] = BLOCKS) -> str:
     return "\n".join(parts)
 
 
-class ResumeExplorer(VBox):
-    """A slider for the drop point above :func:`render_resume`; ``slider`` and ``view`` drive it in tests."""
-
-    def __init__(self, drop_at: int = 40, blocks: Sequence[bytes] = BLOCKS) -> None:
-        self.blocks = tuple(blocks)
-        self.slider = IntSlider(
-            value=drop_at, min=0, max=len(b"".join(blocks)), description="drop at", layout=Layout(width="95%")
-        )
-        self.view = HTML()
-        super().__init__([self.slider, self.view])
-        self.slider.observe(self._redraw, names="value")
-        self._redraw()
-
-    def _redraw(self, _change: Any = None) -> None:
-        self.view.value = render_resume(self.slider.value, self.blocks)
-
-
 # --- the check for exercise 10 ---------------------------------------------------------
 
 #: The rules exercise 10's task states (each has a mutant in tests/test_resume.py).
@@ -255,6 +256,7 @@ FOLLOW_RULES = rules(
     ("wait-retry", "wait the reconnection time from the last retry seen, in seconds"),
     ("retry-kept", "a retry seen on an earlier connection still counts"),
     ("stop-on-204", "stop for good when the server answers 204"),
+    ("stop-on-other", "stop for good on any other answer that is not a 200 event stream (here a 503)"),
     ("once-in-order", "deliver every event once, in order"),
 )
 
@@ -280,12 +282,21 @@ class Problem:
     direction: str = ""
 
 
-def run_loop(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = b"") -> Outcome:
-    server, sleeps = DroppingServer(drop_at, blocks, heartbeat), Sleeps()
+def run_loop(
+    follow: Follow,
+    drop_at: int,
+    blocks: Sequence[bytes] = BLOCKS,
+    heartbeat: bytes = b"",
+    watch: Watch | None = None,
+    fails_with: int | None = None,
+) -> Outcome:
+    """Run the learner's loop once against a fresh server (watched for NOT YOURS when ``watch`` is given)."""
+    server, sleeps = DroppingServer(drop_at, blocks, heartbeat, fails_with), Sleeps()
     try:
-        events = tuple(follow(server, sleeps) or [])  # inside: a generator runs only when listed
-    except NotImplementedError as err:
-        raise NotAttempted() from err
+        # inside the watch: a generator runs only when listed
+        events = watched(watch or Watch(None), lambda: tuple(follow(server, sleeps) or []))
+    except NotAttempted:
+        raise
     except (Exception, KeptConnecting) as err:  # a wrong loop may raise anything: shown at its drop point
         return Outcome(server.requests, sleeps, raised=err)
     return Outcome(server.requests, sleeps, events)
@@ -342,14 +353,16 @@ def id_problems(plan: list[Connection], requests: list[str]) -> list[Problem]:
         return [
             Problem(
                 Kind.EXTRA,
-                f"kept connecting: {len(requests)} requests, expected {len(sent)} (stop when the server answers 204)",
+                f"kept connecting: {len(requests)} requests, expected {len(sent)} "
+                "(stop when the server answers 204, or anything but a 200 event stream)",
                 "more",
             )
         ]
     return [
         Problem(
             Kind.MISSING,
-            f"stopped early: {len(requests)} requests, expected {len(sent)} (only a 204 ends the stream for good)",
+            f"stopped early: {len(requests)} requests, expected {len(sent)} "
+            "(only a 204, or an answer that is not a 200 event stream, ends the stream for good)",
             "never",
         )
     ]
@@ -361,10 +374,16 @@ def planned_events(plan: list[Connection]) -> list[Event]:
 
 
 def problems_at(
-    follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT
+    follow: Follow,
+    drop_at: int,
+    blocks: Sequence[bytes] = BLOCKS,
+    heartbeat: bytes = HEARTBEAT,
+    watch: Watch | None = None,
+    fails_with: int | None = None,
 ) -> list[Problem]:
     """Everything that differs from the standard's client at this drop point."""
-    plan, outcome = planned_run(drop_at, blocks, heartbeat), run_loop(follow, drop_at, blocks, heartbeat)
+    plan = planned_run(drop_at, blocks, heartbeat, fails_with)
+    outcome = run_loop(follow, drop_at, blocks, heartbeat, watch, fails_with)
     problems = id_problems(plan, outcome.requests)
     if isinstance(outcome.raised, KeptConnecting):
         return [*problems, Problem(Kind.EXTRA, f"the check stopped your loop: it {outcome.raised}", "more")]
@@ -379,9 +398,14 @@ def problems_at(
 
 
 def failure_details(
-    drop_at: int, problems: list[Problem], others: list[int], blocks: Sequence[bytes], heartbeat: bytes
+    drop_at: int,
+    problems: list[Problem],
+    others: list[int],
+    blocks: Sequence[bytes],
+    heartbeat: bytes,
+    fails_with: int | None = None,
 ) -> str:
-    plan = planned_run(drop_at, blocks, heartbeat)
+    plan = planned_run(drop_at, blocks, heartbeat, fails_with)
     delivered = plan[0].delivered if plan and plan[0].status == 200 else b""
     also = f"\n(the same loop also fails at {len(others)} other drop points: {others[:8]}{'...' if len(others) > 8 else ''})"  # noqa: E501
     ending = (
@@ -396,6 +420,17 @@ def failure_details(
     return "\n".join(lines) + (also if others else "")
 
 
+#: The status the check's last run answers on the second connection: not a 200 event stream, so stop.
+FAILS_WITH = 503
+
+#: What exercise 10's task forbids: replaying the course's own run, or the package's reconnecting client.
+FOLLOW_NOT_YOURS = NotYours(
+    "write the loop yourself, with one parser per connection: not the course's planned_run, "
+    "nor the package's EventSourceClient",
+    code=(planned_run, planned_events, expected_events, client_module),
+)
+
+
 @exercise("follow")
 def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: bytes = HEARTBEAT) -> str:
     """Drop the first connection at every byte offset; the loop must deliver what the
@@ -404,9 +439,23 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: by
     wait the reconnection time, and stop on 204. Fails at the smallest drop point
     that shows a bug, its first problem as the headline."""
     offsets = range(len(heartbeat + b"".join(blocks)) + 1)
-    failing = {
-        drop_at: problems for drop_at in offsets if (problems := problems_at(follow, drop_at, blocks, heartbeat))
-    }
+    watch = Watch(FOLLOW_NOT_YOURS)
+    failing = {}
+    for drop_at in offsets:
+        problems = problems_at(follow, drop_at, blocks, heartbeat, watch)
+        if watch.reached:
+            raise not_yours("your follow loop", FOLLOW_NOT_YOURS, watch.reached[0])
+        if problems:
+            failing[drop_at] = problems
+    middle = len(offsets) // 2  # then once more, the second connection answered 503: the loop must stop there too
+    if not failing and (problems := problems_at(follow, middle, blocks, heartbeat, watch, FAILS_WITH)):
+        raise failed(
+            "your follow loop",
+            problems[0].kind,
+            f"{problems[0].says} (the server answered {FAILS_WITH} on the second connection).",
+            failure_details(middle, problems, [], blocks, heartbeat, FAILS_WITH),
+            direction=problems[0].direction,
+        )
     if failing:
         first, *others = sorted(failing)
         problem = failing[first][0]
@@ -417,11 +466,13 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: by
             failure_details(first, failing[first], others, blocks, heartbeat),
             direction=problem.direction,
         )
-    beat = ", and the heartbeat that opens each connection with the resumed ID" if heartbeat else ""
+    beat = ", and the heartbeat event that opens each connection, carrying the resumed ID" if heartbeat else ""
     return (
         f", with the first connection dropped at each of the {len(offsets)} byte offsets "
-        f"0..{len(offsets) - 1}, delivered all {len(expected_events(blocks))} events once and in order{beat}, "
-        "sent the committed Last-Event-ID, waited the reconnection time from retry, and stopped on 204"
+        f"0..{len(offsets) - 1}, delivered every event once and in order (the stream's "
+        f"{len(expected_events(blocks))}{beat}), "
+        "sent the committed Last-Event-ID, waited the reconnection time from retry, and stopped on 204 "
+        f"and on a {FAILS_WITH}"
     )
 
 
@@ -438,3 +489,13 @@ def try_follow(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -
         print(f"raised {type(outcome.raised).__name__}: {outcome.raised}")
     else:
         print("events:            ", ", ".join(map(short, outcome.events)) or "(none)")
+
+
+def __getattr__(name: str) -> Any:
+    """``ResumeExplorer`` (lesson 10's widget) lives with ipywidgets, imported only when it is asked for:
+    the check must import without them."""
+    if name == "ResumeExplorer":
+        from .resume_explorer import ResumeExplorer
+
+        return ResumeExplorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 import httpx
 
 from .. import __version__
+from .. import client as client_module
 from .. import events as events_module
 from .. import layered as layered_module
 from .. import parser as parser_module
@@ -43,6 +45,7 @@ from ..events import Event, EventAssembler
 from ..layered import LayeredSSEParser
 from ..lines import LineSplitter
 from ..parser import SSEParser
+from ..profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from .checking import (
     Kind,
     NotAttempted,
@@ -53,6 +56,7 @@ from .checking import (
     attempted,
     exercise,
     failed,
+    long_line_growth,
     not_yours,
     regrouped,
     rules,
@@ -60,8 +64,19 @@ from .checking import (
     watched,
 )
 from .checking.compare import no_state
+from .checking.declare import EVERY_PROFILE
 from .fixtures import Fixture, fixture_from_spec, load_fixtures
-from .harness import Partition, as_event, chunks_of, describe, find_failure, interesting_cuts, run, show_split
+from .harness import (
+    Partition,
+    as_event,
+    chunks_of,
+    describe,
+    find_failure,
+    interesting_cuts,
+    reference_outcome,
+    run,
+    show_split,
+)
 from .recording import TIMEOUT
 from .server import SSEServer
 from .zoo import ZOO, compose
@@ -81,6 +96,14 @@ JSON_LINES_STREAMS: dict[str, tuple[str, bytes]] = {
     "crlf": ("A CR before the LF is JSON whitespace.", '{"x": "\u00e9"}\r\n{"y": 2}\r\n'.encode()),
     "blank-tail": ("What is left at the end may be blank: no value.", b'"last"\n  '),
     "escaped-lf": ("An LF inside a JSON string is written \\n: it ends no line.", b'{"text": "two\\nlines"}\n7\n'),
+    "other-line-ends": (
+        "Only LF ends a line: U+2028, U+2029 and U+0085 may stand raw inside a JSON string.",
+        '{"t": "a\u2028b"}\n{"t": "c\u2029d\u0085e"}\n'.encode(),
+    ),
+    "lone-cr": ("A CR without LF ends no line: here it is JSON whitespace.", b'[1,\r2]\n"x"\r\n'),
+    "numbers": ("Signs, exponents and nested values.", b'-1\n2.5e-3\n{"a": [0, {"b": -0.0}]}\n'),
+    "tab-blank": ("A line of tabs and spaces is blank too.", b"\t \n1\n\t\n"),
+    "long-value": ("One value spread over many reads.", b'{"text": "' + b"x" * 40 + b'"}\n'),
 }
 
 
@@ -222,12 +245,11 @@ class Batches:
 
 def sse_stages(profile: str, options: dict[str, Any] | None = None) -> list[Any]:
     """The package's three layers for one profile, with a fixture's limits: LayeredSSEParser's, built apart."""
-    strict = profile == "strict"
-    options = options or {}
+    rules, options = get_profile(profile), options or {}
     return [
-        Utf8Decoder("strict" if strict else "replace"),
-        LineSplitter(options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), strict),
-        EventAssembler(options.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), strict),
+        Utf8Decoder(rules.decode_errors),
+        LineSplitter(options.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), rules.incomplete_is_error),
+        EventAssembler(options.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), rules.incomplete_is_error),
     ]
 
 
@@ -256,6 +278,15 @@ CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, by
             ),
         },
     ),
+    "nested-batches": (
+        "the bytes in batches of 2, each batch then wrapped twice: the first stage's last, shorter batch must "
+        "cross the two stages after it",
+        lambda _no_profile: [Batches(2), Batches(1), Batches(1)],
+        {
+            "odd-length": ("an odd number of bytes: one is left for close()", b"abc"),
+            "one-byte": ("one byte: only close() gives anything", b"x"),
+        },
+    ),
     "text-lines": (
         "two stages only: text, then lines",
         lambda _no_profile: [Utf8Decoder("replace"), TailLines()],
@@ -267,13 +298,14 @@ CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, by
 # --- exercise 08: an answer read from a real stream --------------------------
 
 
-def answer_of(served: bytes) -> tuple[str, bool]:
+def answer_of(served: bytes, cut_by_http: bool = False) -> tuple[str, bool]:
     """What exercise 08's reader must return for the bytes a server sent: the data of
-    the ``message`` events joined, and False when the stream stopped inside a line or an event."""
+    the ``message`` events joined, and False when the stream stopped inside a line or an
+    event, or when HTTP itself says the body was cut (a chunked body dropped short)."""
     parser = SSEParser()
-    events, whole = parser.feed(served), True
+    events, whole = parser.feed(served), not cut_by_http
     try:
-        events += parser.close()
+        events += [] if cut_by_http else parser.close()
     except IncompleteStream as err:
         events, whole = events + err.events, False
     return "".join(event.data for event in events if event.type == "message"), whole
@@ -314,6 +346,7 @@ JSON_LINES = StreamCheck(
         ("kept", "the unfinished line is kept for the next feed"),
         ("bytes-kept", "a line is decoded only once it is complete: a chunk may end inside a character"),
         ("blank", "blank lines carry no value"),
+        ("lf-only", "only LF ends a line: a lone CR, U+2028 and the like end none"),
         ("last-line", "close(): what is left after the last LF, if not blank, is one last value"),
         ("blank-tail", "close(): a blank rest gives nothing"),
     ),
@@ -324,7 +357,10 @@ JSON_LINES = StreamCheck(
     profiles=("",),
     noun="value",
     not_yours=NotYours(
-        "write the reader yourself: not on the package's parser", classes=(SSEParser, LayeredSSEParser, JsonLines)
+        "write the reader yourself, on bytes: not on the package's parser or its layers, nor on the course's "
+        "own reader or stages (not subclassed, held or called)",
+        classes=(SSEParser, LayeredSSEParser, Utf8Decoder, LineSplitter, EventAssembler, JsonLines)
+        + (Pipeline, TailLines, JsonValues, Batches),
     ),
 )
 
@@ -332,7 +368,18 @@ JSON_LINES = StreamCheck(
 @exercise("your JSON Lines reader")
 def check_json_lines(factory: Callable[[], Any]) -> str:
     """Exercise 01: ``factory()`` returns a reader with ``feed(bytes) -> list`` and ``close() -> list``."""
-    return JSON_LINES.verify(factory)
+    return f"{JSON_LINES.verify(factory)}, {json_lines_growth(factory)}"
+
+
+def json_lines_growth(factory: Callable[[], Any]) -> str:
+    """Exercise 01's growth: one long JSON string on one line, in small reads, at n and 4n bytes."""
+    line = lambda size: b'"' + b"x" * (size - 3) + b'"\n'  # noqa: E731
+    hint = (
+        "Keep the unfinished line as pieces (a list) or in a bytearray, and search only the new chunk for an "
+        "LF (what you hold has none): held + chunk copies, and a search of what is held reads, everything "
+        "held on every read."
+    )
+    return long_line_growth(JSON_LINES.what, factory, JsonLines, line, 512 * 1024, hint)
 
 
 # --- exercise 04, part 1 -------------------------------------------------------
@@ -362,14 +409,61 @@ def resume_cases() -> list[LinesCase]:
         for n in range(1, len(lines_of(f.raw)) + 1)
     }
     size = lambda case: (sum(map(len, case.lines)) + len(case.lines), case.lines)  # noqa: E731
-    return whole + sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
+    ordered = whole + sorted(crafted, key=size) + sorted(shipped - crafted, key=size)
+    return ordered + [case for case in generated_resume_cases() if case not in set(ordered)]
+
+
+#: Lines a generated resume case is made of, each aimed at a field rule: ids and retries written
+#: every way a server (or a mistake) may write them, data, comments and blank lines.
+RESUME_LINES = (
+    "id: 1",
+    "id:2",
+    "id:  3",
+    "id",
+    "id:",
+    "id: a:b",
+    "id: 4\x00",
+    "ID: 5",
+    "id : 6",
+    " id: 7",
+    "id: \u00e9",
+    "retry: 10",
+    "retry:20",
+    "retry: 030",
+    "retry",
+    "retry: -1",
+    "retry: 1 ",
+    "retry: 1e3",
+    "retry: \u0663",
+    "retry: 18446744073709551616",
+    "data: x",
+    "data",
+    "event: add",
+    ": id: 8",
+    "",
+    "",
+)
+
+
+def generated_resume_cases(count: int = 60, seed: int = 4) -> list[LinesCase]:
+    """Seeded sequences of one to eight lines from :data:`RESUME_LINES`: every field rule meets the others."""
+    rng = random.Random(seed)
+    return [
+        LinesCase(
+            f"generated case {i}",
+            "generated: ids, retries, data, comments and blank lines in a random order",
+            tuple(rng.choice(RESUME_LINES) for _ in range(rng.randint(1, 8))),
+        )
+        for i in range(count)
+    ]
 
 
 #: What the resume-state task forbids: the package's field rules.
 PACKAGE_FIELDS = NotYours(
-    "write the field rules yourself: not the package's split_field, parse_retry or EventAssembler, nor a parser",
+    "write the field rules yourself: not the package's split_field, parse_retry or EventAssembler, nor a parser, "
+    "nor the course's own resume_state",
     classes=(EventAssembler,),
-    code=(events_module, layered_module, parser_module),
+    code=(events_module, layered_module, parser_module, resume_state),
 )
 
 
@@ -436,7 +530,7 @@ def pipeline_check(
     name: str,
     stages: Callable[[str, dict[str, Any]], list[Any]],
     fixtures: Callable[[], list[Fixture]],
-    profiles: tuple[str, ...],
+    profiles: Sequence[str],
 ) -> StreamCheck:
     """One chain of fresh stages, fed every fixture under its partitions; the reference is :class:`Pipeline`."""
 
@@ -493,7 +587,7 @@ PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
             chain,
             lambda profile, _o, chain=chain: CHAINS[chain][1](profile),
             chain_fixtures(chain),
-            ("strict", "browser") if chain == "batches" else ("",),
+            EVERY_PROFILE if chain == "batches" else ("",),
         )
         for chain in CHAINS
     ),
@@ -501,7 +595,7 @@ PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
         "the SSE layers",
         sse_stages,
         lambda: [replace(fixture, checked_under=SSE_CHAIN_STRATEGIES) for fixture in load_fixtures()],
-        ("strict", "browser"),
+        EVERY_PROFILE,
     ),
 )
 
@@ -540,25 +634,50 @@ class ServedCase:
     body: bytes
     drop_at: int
     encoding: str | None
+    chunked: bool = False
 
     @property
     def served(self) -> bytes:
         return self.body[: self.drop_at]
 
+    @property
+    def cut_by_http(self) -> bool:
+        """A chunked body dropped short: httpx raises RemoteProtocolError while it is read."""
+        return self.chunked and self.drop_at < len(self.body)
+
+    def expected(self) -> tuple[str, bool]:
+        return answer_of(self.served, self.cut_by_http)
+
     def show(self) -> str:
         dropped = "" if self.drop_at == len(self.body) else f", dropped after byte {self.drop_at} of {len(self.body)}"
         coded = ", sent gzip-compressed (Content-Encoding: gzip)" if self.encoding else ""
-        return f"stream {self.name}{dropped}{coded}; the server sent\n    {self.served!r}"
+        framed = ", sent chunked (Transfer-Encoding: chunked)" if self.chunked else ""
+        return f"stream {self.name}{dropped}{coded}{framed}; the server sent\n    {self.served!r}"
+
+
+#: How the cases are served, in turn: plain, gzip, chunked, gzip and chunked (the body's two endings, and both codings).
+SERVED_AS: tuple[tuple[str | None, bool], ...] = ((None, False), ("gzip", False), (None, True), ("gzip", True))
 
 
 def served_cases() -> list[ServedCase]:
-    """Each stream whole and dropped after each line end and just before it, every other one gzip-compressed; smallest first."""  # noqa: E501
+    """Each stream whole and dropped after each line end and just before it, served in turn
+    plain, gzip-compressed, chunked, and both; smallest first. A close-delimited body just
+    ends at a drop; a chunked one is cut, and httpx says so."""
     cases = set()
     for name, (_about, body) in ANSWER_STREAMS.items():
         ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n"]
         cases.update((name, body, drop) for drop in {len(body), *ends, *(end - 1 for end in ends)} if drop > 0)
     ordered = sorted(cases, key=lambda case: (case[2], case[0]))
-    return [ServedCase(name, body, drop, "gzip" if i % 2 else None) for i, (name, body, drop) in enumerate(ordered)]
+    return [
+        ServedCase(name, body, drop, *SERVED_AS[i % len(SERVED_AS)]) for i, (name, body, drop) in enumerate(ordered)
+    ]
+
+
+ANSWER_NOT_YOURS = NotYours(
+    "read the response yourself, with one strict parser: not the course's own answer_of, "
+    "nor the package's reconnecting client",
+    code=(answer_of, client_module),
+)
 
 
 @exercise("your read_answer")
@@ -566,26 +685,40 @@ def check_read_answer(read_answer: Callable[[httpx.Client, str], tuple[str, bool
     """Exercise 08: serve every case for real; ``read_answer(client, url)`` must return
     the text of the ``message`` events that arrived whole, and whether the stream did."""
     cases = served_cases()
+    watch = Watch(ANSWER_NOT_YOURS)
     with httpx.Client(timeout=TIMEOUT) as client:
         for case in cases:
-            check_served(read_answer, client, case)
-    return f"on {len(cases)} real streams, cut after every line end and just before it, half of them gzip-compressed"
+            check_served(read_answer, client, case, watch)
+    return (
+        f"on {len(cases)} real streams, cut after every line end and just before it, "
+        "ending with the connection or as a cut chunked body, plain or gzip-compressed"
+    )
 
 
 def check_served(
-    read_answer: Callable[[httpx.Client, str], tuple[str, bool]], client: httpx.Client, case: ServedCase
+    read_answer: Callable[[httpx.Client, str], tuple[str, bool]],
+    client: httpx.Client,
+    case: ServedCase,
+    watch: Watch,
 ) -> None:
     """Serve one case, call the learner's reader on it, raise what differs."""
     with SSEServer(
-        case.served, cuts=interesting_cuts(case.served), pause=ANSWER_PAUSE, encoding=case.encoding
+        case.body,
+        cuts=interesting_cuts(case.served),
+        pause=ANSWER_PAUSE,
+        drop_at=case.drop_at,
+        encoding=case.encoding,
+        chunked=case.chunked,
     ) as server:
         try:
-            got = attempted(read_answer, client, server.url)
+            got = watched(watch, read_answer, client, server.url)
         except NotAttempted:
             raise
         except Exception as err:  # a wrong reader may raise anything: that is what it did
             got = err
-    expected = answer_of(case.served)
+    if watch.reached:
+        raise not_yours("your read_answer", ANSWER_NOT_YOURS, watch.reached[0])
+    expected = case.expected()
     if got != expected:
         kind, says, details, direction = answer_difference(case, expected, got)
         raise failed("your read_answer", kind, says, details, direction=direction, fixture=case.name, raw=case.served)
@@ -596,7 +729,13 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
     details = f"{case.show()}\nexpected: {expected!r}\n     got: {got!r}"
     if isinstance(got, Exception):
         hint = ""
-        if case.encoding and isinstance(got, SSEError):
+        if isinstance(got, httpx.RemoteProtocolError) and case.cut_by_http:
+            hint = (
+                " The body was sent chunked and the connection dropped before its end: httpx raises"
+                " RemoteProtocolError while you read. Catch it and treat it as the stream ending early:"
+                " keep the text that arrived whole, and report that the stream did not."
+            )
+        elif case.encoding and isinstance(got, SSEError):
             hint = " The body is compressed: read response.iter_bytes(), which undoes gzip; iter_raw() hands over the compressed bytes."  # noqa: E501
         elif isinstance(got, SSEError):
             hint = " A cut stream is expected here: catch IncompleteStream and keep the events that arrived whole."
@@ -626,12 +765,13 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
             )
         return Kind.WRONG_VALUE, f"the text should be {text!r}, yours is {got_text!r}.", details, ""
     if got_whole and not whole:
-        return (
-            Kind.MISSING_ERROR,
-            "the stream stopped inside a line or an event, and your reader says it arrived whole: read it in the strict profile.",  # noqa: E501
-            details,
-            "none raised",
+        why = (
+            "the chunked body was cut (httpx raised RemoteProtocolError while reading it)"
+            if case.cut_by_http
+            else "the stream stopped inside a line or an event: a strict parser raises IncompleteStream "
+            "when such a body ends (from close(), or from iter_sse at the end of the body)"
         )
+        return Kind.MISSING_ERROR, f"{why}, and your reader says it arrived whole.", details, "none raised"
     return (
         Kind.WRONG_ERROR,
         "the stream ended cleanly after a blank line, and your reader says it was cut.",
@@ -643,16 +783,21 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
 # --- exercise 07 -----------------------------------------------------------------
 
 
+def strict_in(profile: str) -> bool:
+    """A layer's ``strict`` argument: does an unfinished line or event raise at the end, in ``profile``?"""
+    return get_profile(profile).incomplete_is_error
+
+
 #: The package's layers a mistake may stand in for, and how a parser slot builds one.
 LAYER_SLOTS: dict[type, tuple[str, Callable[[type, str, dict[str, Any]], Any]]] = {
-    Utf8Decoder: ("decoder", lambda cls, profile, _o: cls("strict" if profile == "strict" else "replace")),
+    Utf8Decoder: ("decoder", lambda cls, profile, _o: cls(get_profile(profile).decode_errors)),
     LineSplitter: (
         "splitter",
-        lambda cls, profile, o: cls(o.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), profile == "strict"),
+        lambda cls, profile, o: cls(o.get("max_line_chars", DEFAULT_MAX_LINE_CHARS), strict_in(profile)),
     ),
     EventAssembler: (
         "assembler",
-        lambda cls, profile, o: cls(o.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), profile == "strict"),
+        lambda cls, profile, o: cls(o.get("max_event_chars", DEFAULT_MAX_EVENT_CHARS), strict_in(profile)),
     ),
 }
 #: Shipped fixtures the mistake must pass: read whole and in one-byte reads (a mistake of one layer shows in one of them).  # noqa: E501
@@ -682,7 +827,7 @@ def first_failure(
 ) -> Any:
     """The first failure of ``factory(profile, **options)`` on these fixtures, in either profile, or None."""
     for fixture in fixtures:
-        for profile in ("strict", "browser"):
+        for profile in PROFILES:
             found = find_failure(
                 lambda: factory(profile, **fixture.options),  # noqa: B023
                 fixture,
@@ -734,7 +879,7 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
     factory = with_mistake(mistake)
     caught = attempted(first_failure, factory, [fixture])
     if caught is None:
-        outcome = run(lambda: factory("strict", **fixture.options), [fixture.raw])
+        outcome = run(lambda: factory(DEFAULT_PROFILE, **fixture.options), [fixture.raw])
         raise failed(
             OWN,
             Kind.MISSING,
@@ -759,7 +904,49 @@ def check_own_mistake(mistake: type, spec: Callable[[], dict]) -> str:
             f"a shipped fixture already catches your mistake: {shipped.fixture}. Find one they all miss.",
             show_failure(shipped, "the fixture expects", "your mistake gives"),
         )
+    variants = value_variants(fixture)
+    hidden = [changed for changed in variants if first_failure(factory, [changed], SHIPPED_READS) is None]
+    if len(hidden) * 2 > len(variants):
+        raise failed(
+            OWN,
+            Kind.WRONG_VALUE,
+            "your mistake shows only on this exact input: change one letter or digit of a value and it is gone.",
+            f"your fixture: {fixture.raw!r}\nmissed, one character changed: {hidden[0].raw!r}\n"
+            "A mistake a developer could make breaks a rule of the standard (a field, a line end, a character), "
+            "whatever the values: write one that does, then the fixture that shows it.",
+        )
     return f"is missed by every shipped fixture, read whole and in one-byte reads, and your fixture is right and catches it ({show_split(caught.raw, caught.cuts)} [{caught.profile}])"  # noqa: E501
+
+
+#: How many variants of the learner's fixture are tried, each with one character of a value changed.
+VARIANTS = 8
+
+
+def value_variants(fixture: Fixture) -> list[Fixture]:
+    """The fixture with one letter or digit of a field's value changed (a to b, 9 to 0, case kept), at
+    up to :data:`VARIANTS` places spread over its values; the expected outcome is the package's parser's."""
+    text = fixture.raw.decode("utf-8", "replace")
+    places, start = [], 0
+    for line in text.splitlines(keepends=True):
+        colon = line.find(":")
+        if colon > 0:
+            places += [start + i for i in range(colon + 1, len(line)) if line[i].isascii() and line[i].isalnum()]
+        start += len(line)
+    chosen = places[:: max(1, len(places) // VARIANTS)][:VARIANTS]
+    return [variant(fixture, text[:at] + next_char(text[at]) + text[at + 1 :]) for at in chosen]
+
+
+def next_char(char: str) -> str:
+    """The next letter or digit of the same kind: a -> b, z -> a, Z -> A, 9 -> 0."""
+    first = "0" if char.isdigit() else "a" if char.islower() else "A"
+    size = 10 if char.isdigit() else 26
+    return chr(ord(first) + (ord(char) - ord(first) + 1) % size)
+
+
+def variant(fixture: Fixture, text: str) -> Fixture:
+    raw = text.encode("utf-8")
+    expected = {profile: reference_outcome(raw, profile, fixture.options) for profile in PROFILES}
+    return replace(fixture, raw=raw, cuts=(), expected=expected)
 
 
 def zoo_gives_same(member: type, factory: Callable[..., Any], fixture: Fixture) -> bool:

@@ -6,7 +6,7 @@ parts, so all of them behave and speak alike:
 
 * :mod:`.verdict`: :class:`Verdict` (passed, not attempted, or failed with a
   :class:`Kind`: MISSING, EXTRA, WRONG VALUE, WRONG ERROR, MISSING ERROR, NOT
-  YOURS, and a direction such as ``late`` or ``early``), raised as
+  YOURS, TOO SLOW, and a direction such as ``late`` or ``early``), raised as
   :class:`CheckFailed`; :func:`failed` is the one way to word a failure:
   ``your decoder is wrong: MISSING (late): ...`` then the details;
 * :mod:`.compare`: :class:`Trace` (what a caller observes, read by read) and
@@ -17,6 +17,7 @@ parts, so all of them behave and speak alike:
   ``Correct: ...`` / ``Not attempted yet: ...`` or raises, and emits each
   verdict as data (:data:`MIMETYPE`) for the progress report;
 * :mod:`.ownership`: :class:`NotYours`, what a "write X" task forbids;
+* :mod:`.growth`: :func:`check_growth`, TOO SLOW where the task implies linear time;
 * :mod:`.declare`: :class:`StreamCheck` and :class:`Rule`.
 
 How to declare a check
@@ -51,7 +52,18 @@ every failure with :func:`failed`, calls the learner through :func:`attempted`
 """
 
 from .compare import Difference, Trace, difference, show_trace, trace
-from .declare import Rule, StreamCheck, check_partitions, frozen_options, in_order, not_yours, regrouped, rules
+from .declare import (
+    Rule,
+    StreamCheck,
+    check_partitions,
+    frozen_options,
+    in_order,
+    not_yours,
+    regrouped,
+    rules,
+    stand_in,
+)
+from .growth import GROWTH_LIMIT, check_growth, long_line_growth
 from .learner import Guarded, guarded, watched
 from .ownership import NotYours, Watch
 from .printer import MIMETYPE, TOKEN_VARIABLE, emit, exercise, not_attempted, show, try_it
@@ -60,6 +72,7 @@ from .verdict import CheckFailed, Kind, NotAttempted, Status, Verdict, attempted
 
 __all__ = [
     "CheckFailed",
+    "GROWTH_LIMIT",
     "Difference",
     "Guarded",
     "Kind",
@@ -74,6 +87,7 @@ __all__ = [
     "Verdict",
     "Watch",
     "attempted",
+    "check_growth",
     "check_partitions",
     "difference",
     "emit",
@@ -84,11 +98,13 @@ __all__ = [
     "in_order",
     "not_attempted",
     "not_yours",
+    "long_line_growth",
     "regrouped",
     "rules",
     "show",
     "show_trace",
     "shrink",
+    "stand_in",
     "trace",
     "try_it",
     "watched",

@@ -76,12 +76,25 @@ def trace(
         parser = factory()
         for chunk in [*chunks, None]:
             out = parser.close() if chunk is None else parser.feed(chunk)
+            if not isinstance(out, (list, tuple)):  # shown as what it is, not taken apart item by item
+                out = [NotAList(out, "close()" if chunk is None else "feed()")]
             calls.append(tuple(normalise(item) for item in out))
             states.append(state(parser))
     except Exception as err:  # a wrong object may raise anything: that is what it did
         carried = tuple(normalise(item) for item in carries(err))
         return Trace(len(chunks), tuple(calls), tuple(states), (name(err), getattr(err, "offset", None)), carried)
     return Trace(len(chunks), tuple(calls), tuple(states))
+
+
+@dataclass(frozen=True)
+class NotAList:
+    """What a feed() or close() returned that is not a list: one item that says so."""
+
+    value: Any
+    call: str
+
+    def __repr__(self) -> str:
+        return f"<{self.call} returned {self.value!r}, a {type(self.value).__name__}, not a list>"
 
 
 def one_byte_reads(raw: bytes) -> list[bytes]:

@@ -10,11 +10,13 @@ shrinks the first difference, and raises it worded by the printer.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator
+import types
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ...profiles import PROFILES
 from ..fixtures import Fixture
 from ..harness import PAIRS_MAX_BYTES, Partition, chunks_of, interesting_cuts, partitions, show_split
 from .compare import NO_STATE, Difference, Trace, difference, one_byte_reads, regroup, show_trace
@@ -27,6 +29,23 @@ Oracle = Callable[[bytes, Partition, str, str], Trace]
 Observe = Callable[[Callable[[], Any], list], Trace]
 #: (the learner's factory, guarded; profile; the fixture's options) -> the object fed the chunks.
 Build = Callable[[Callable[..., Any], str, dict[str, Any]], Any]
+
+
+class EveryProfile(Sequence[str]):
+    """Every profile of ``profiles.PROFILES``, read each time it is used: a profile added there
+    (by a test, or by the course) reaches every check that runs in all profiles."""
+
+    def __getitem__(self, index: Any) -> Any:
+        return tuple(PROFILES)[index]
+
+    def __len__(self) -> int:
+        return len(PROFILES)
+
+    def __repr__(self) -> str:
+        return f"EveryProfile{tuple(PROFILES)}"
+
+
+EVERY_PROFILE = EveryProfile()
 
 
 @dataclass(frozen=True)
@@ -103,7 +122,7 @@ class StreamCheck:
     build: Build
     reference: Oracle
     observe: Observe
-    profiles: tuple[str, ...] = ("strict", "browser")
+    profiles: Sequence[str] = EVERY_PROFILE
     noun: str = "event"
     empty: Any = None  # what an SSE error raised without ``completed`` carried
     not_yours: NotYours | None = None
@@ -133,28 +152,38 @@ class StreamCheck:
         make = guarded(factory, self.empty, watch)
         fixtures = self.fixtures()
         count = 0
-        runs = [(fixture, profile, self.partitions(fixture)) for fixture in fixtures for profile in self.profiles]
+        runs = [(fixture, profile, self.partitions(fixture)) for fixture in fixtures for profile in self.run_profiles]
         ran: set = set()
-        with reference_parts(factory, self.parts):
-            for few in (True, False):  # every fixture whole and cut once, then the many-cut splits
-                for fixture, profile, chosen in runs:
-                    count += self._verify_fixture(
-                        make, fixture, profile, watch, [c for c in chosen if (len(c) <= 1) == few], ran
-                    )
-        if self.says is not None:
-            return self.says(fixtures, count)
-        shipped = sum(fixture.family != "generated" for fixture in fixtures)
+        with reference_parts(factory, self.parts) as swapped:
+            try:
+                for few in (True, False):  # every fixture whole and cut once, then the many-cut splits
+                    for fixture, profile, chosen in runs:
+                        count += self._verify_fixture(
+                            make, fixture, profile, watch, [c for c in chosen if (len(c) <= 1) == few], ran
+                        )
+            except CheckFailed as err:
+                if swapped:
+                    err.verdict = replace(err.verdict, message=f"{err.verdict.message}\n{stood_in(swapped)}")
+                    err.args = (err.verdict.message,)
+                raise
+        verified = self.says(fixtures, count) if self.says is not None else self._says(fixtures, count)
+        return verified + (f" ({stood_in(swapped)})" if swapped else "")
+
+    @property
+    def run_profiles(self) -> tuple[str, ...]:
+        """The profiles this check runs in, as they are now."""
+        return tuple(self.profiles)
+
+    def _says(self, fixtures: list[Fixture], count: int) -> str:
+        profiles = self.run_profiles
+        shipped = sum(not fixture.family.startswith("generated") for fixture in fixtures)
         generated = f" and {len(fixtures) - shipped} generated streams" if shipped < len(fixtures) else ""
         state = ", parser.last_event_id and retry after each read," if self.full_trace else ""
         return (
             f"gives the expected {self.noun}s read by read{state} and the expected errors"
             f"{' (class and offset)' if self.full_trace else ''} on {shipped} fixtures{generated}, "
             f"under {count} partitions in all"
-            + (
-                f" (profile{'s' if len(self.profiles) > 1 else ''} {' and '.join(self.profiles)})"
-                if any(self.profiles)
-                else ""
-            )
+            + (f" (profile{'s' if len(profiles) > 1 else ''} {' and '.join(profiles)})" if any(profiles) else "")
         )
 
     def refuse_subclass(self, factory: Callable[..., Any]) -> None:
@@ -185,6 +214,7 @@ class StreamCheck:
             if found is not None:
                 raw, cuts, found = shrink(fails, fixture.raw, cuts, found)
                 expected, got = self.reference(raw, cuts, profile, options), run(raw, cuts)
+                found = self._raised_early(found, raw, run, profile, options) or found
                 raise failed(
                     self.what,
                     found.kind,
@@ -199,6 +229,30 @@ class StreamCheck:
                 )
         return len(chosen)
 
+    def _raised_early(
+        self, found: Difference, raw: bytes, run: Callable[[bytes, Partition], Trace], profile: str, options: str
+    ) -> Difference | None:
+        """Items missing where both raise the same error may mean the error came too early:
+        read a byte at a time, which byte raises on each side?"""
+        if found.kind is not Kind.MISSING or len(raw) < 2:
+            return None
+        bytewise = tuple(range(1, len(raw)))
+        expected, got = self.reference(raw, bytewise, profile, options), run(raw, bytewise)
+        if not (expected.error and got.error and expected.error[0] == got.error[0]):
+            return None
+        # one call per byte: the count of calls made is the index of the byte that raised
+        at_expected, at_got = len(expected.calls), len(got.calls)
+        if at_got >= at_expected:
+            return None
+        name = expected.error[0]
+        return Difference(
+            Kind.WRONG_ERROR,
+            "early",
+            f"your code raises {name} too early: read a byte at a time, it raises on byte {at_got} "
+            f"({raw[at_got : at_got + 1]!r}), where it is due only on byte {at_expected}; "
+            f"the stream up to there is {raw[: at_expected + 1]!r}",
+        )
+
 
 def learner_globals(learner: Any) -> dict[str, Any] | None:
     """The module namespace the learner's function or class was written in (a notebook's)."""
@@ -209,23 +263,44 @@ def learner_globals(learner: Any) -> dict[str, Any] | None:
 
 
 @contextmanager
-def reference_parts(learner: Any, parts: tuple[tuple[str, Callable[..., Any]], ...]) -> Iterator[None]:
+def reference_parts(learner: Any, parts: tuple[tuple[str, Callable[..., Any]], ...]) -> Iterator[list[str]]:
     """While a part is checked, the other parts it calls by name are the references:
-    a bug in part 1 is reported once, by part 1's check, not again by part 2's."""
+    a bug in part 1 is reported once, by part 1's check, not again by part 2's.
+    Yields the names that were stood in for, so that the verdict says so."""
     names = learner_globals(learner) if parts else None
     saved = {name: names[name] for name, _ in parts if names is not None and name in names}
     if names is not None:
         names.update({name: reference for name, reference in parts if name in saved})
     try:
-        yield
+        yield sorted(saved)
     finally:
         if names is not None:
             names.update(saved)
 
 
+def stood_in(names: list[str]) -> str:
+    """The sentence a verdict carries when the course's reference stood in for some of the learner's parts."""
+    shown = ", ".join(names)
+    return (
+        f"while this ran, the course's {shown} stood in for yours, so that a mistake in your {shown} "
+        f"is reported by its own check, not here"
+    )
+
+
+def stand_in(reference: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """A copy of ``reference`` named ``name``, with code of its own: it stands in for the learner's
+    part while another part is checked, and is not the reference a NOT YOURS rule refuses."""
+    code = reference.__code__.replace(co_name=name)  # type: ignore[attr-defined]
+    copy = types.FunctionType(code, reference.__globals__, name, reference.__defaults__, reference.__closure__)  # type: ignore[attr-defined]
+    copy.__doc__ = reference.__doc__
+    return copy
+
+
 def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, expected: Trace, got: Trace) -> str:
     """The fixture and why it matters, the smallest split, then each call, expected against got."""
     about = f" ({fixture.about})" if fixture.about and fixture.family != "generated" else ""
+    if about and raw != fixture.raw:
+        about = f" (the whole fixture: {fixture.about})"
     settings = ", ".join([profile] * bool(profile) + [f"{name}={value!r}" for name, value in fixture.options.items()])
     shortened = "" if raw == fixture.raw else ", shortened"
     reads = len(chunks_of(raw, cuts))

@@ -107,16 +107,23 @@ class NotYours:
         return None
 
     def raised(self, err: BaseException) -> str | None:
-        """The forbidden function an error was raised in, if any."""
+        """The forbidden function an error was raised in, if any: the error itself, or one
+        it was raised from or while handling (an error caught and raised again as new)."""
         if not isinstance(err, self.errors):
             return None
         codes = {code for function in self.raised_by for code in _codes_of(function)}
         files = {thing.__file__ for thing in self.raised_by if isinstance(thing, types.ModuleType)}
-        tb = err.__traceback__
-        while tb is not None:
-            if tb.tb_frame.f_code in codes or tb.tb_frame.f_code.co_filename in files:
-                return f"its {type(err).__name__} is raised by {_qualname(tb.tb_frame)}, the package's, not yours"
-            tb = tb.tb_next
+        seen: set[int] = set()
+        cause: BaseException | None = err
+        while cause is not None and id(cause) not in seen:
+            seen.add(id(cause))
+            tb = cause.__traceback__
+            while tb is not None:
+                if tb.tb_frame.f_code in codes or tb.tb_frame.f_code.co_filename in files:
+                    how = "is raised by" if cause is err else f"re-raises the {type(cause).__name__} raised by"
+                    return f"its {type(err).__name__} {how} {_qualname(tb.tb_frame)}, the package's, not yours"
+                tb = tb.tb_next
+            cause = cause.__cause__ or cause.__context__
         return None
 
 

@@ -10,27 +10,19 @@ from .compare import Difference
 Fails = Callable[[bytes, Partition], "Difference | None"]
 
 
-def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tuple[bytes, Partition, Difference]:
+def shrink(
+    fails: Fails, raw: bytes, cuts: Partition, found: Difference, by_character: bool = True
+) -> tuple[bytes, Partition, Difference]:
     """Fewer cuts, then a shorter input (never cutting a character in half),
     while the run still differs in the same way (same kind, direction and
-    detail); then fewer cuts again. ``fails(raw, cuts)`` re-runs both sides."""
+    detail); then (``by_character``) one character at a time, and fewer cuts again.
+    ``fails(raw, cuts)`` re-runs both sides."""
 
     def same_kind(trial_raw: bytes, trial_cuts: Partition) -> Difference | None:
         trial = fails(trial_raw, trial_cuts)
         return trial if trial is not None and trial.key == found.key else None
 
-    def fewer_cuts(raw: bytes, cuts: Partition, found: Difference) -> tuple[Partition, Difference]:
-        i = 0
-        while i < len(cuts):
-            trial = cuts[:i] + cuts[i + 1 :]
-            smaller = same_kind(raw, trial)
-            if smaller is None:
-                i += 1
-            else:
-                cuts, found = trial, smaller
-        return cuts, found
-
-    cuts, found = fewer_cuts(raw, cuts, found)
+    cuts, found = fewer_cuts(fails, raw, cuts, found)
     size = max(len(raw) // 2, 1)
     while size >= 1:
         start = 0
@@ -44,7 +36,7 @@ def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tupl
             else:
                 raw, cuts, found = trial_raw, trial_cuts, smaller
         size //= 2
-    shorter = True
+    shorter = by_character
     while shorter:  # then one whole character at a time, until none can go
         shorter, start = False, 0
         while start < len(raw):
@@ -55,5 +47,18 @@ def shrink(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tupl
                 start += size
             else:
                 raw, cuts, found, shorter = trial_raw, trial_cuts, smaller, True
-        cuts, found = fewer_cuts(raw, cuts, found)
+        cuts, found = fewer_cuts(fails, raw, cuts, found)
     return raw, cuts, found
+
+
+def fewer_cuts(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> tuple[Partition, Difference]:
+    """Drop cuts one at a time while the run still differs in the same way."""
+    i = 0
+    while i < len(cuts):
+        trial = cuts[:i] + cuts[i + 1 :]
+        smaller = fails(raw, trial)
+        if smaller is None or smaller.key != found.key:
+            i += 1
+        else:
+            cuts, found = trial, smaller
+    return cuts, found

@@ -30,6 +30,7 @@ class Kind(str, enum.Enum):
     WRONG_ERROR = "WRONG ERROR"  # an error where none is due, or another error
     MISSING_ERROR = "MISSING ERROR"  # no error where the stream must raise one
     NOT_YOURS = "NOT YOURS"  # the code reaches the package's implementation of what the task asks for
+    TOO_SLOW = "TOO SLOW"  # right answers, but the work grows faster than the input
 
 
 #: The directions each kind may state (the word in brackets in the headline);
@@ -38,9 +39,10 @@ DIRECTIONS: dict[Kind, tuple[str, ...]] = {
     Kind.MISSING: ("late", "never", "too few"),
     Kind.EXTRA: ("early", "more", "too many"),
     Kind.WRONG_VALUE: ("state", "offset", "too low", "too high"),
-    Kind.WRONG_ERROR: ("unexpected", "other class", "stopped"),
+    Kind.WRONG_ERROR: ("unexpected", "other class", "stopped", "early"),
     Kind.MISSING_ERROR: ("none raised",),
     Kind.NOT_YOURS: ("subclass", "holds", "calls", "raised by"),
+    Kind.TOO_SLOW: ("grows",),
 }
 
 

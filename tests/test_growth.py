@@ -1,0 +1,148 @@
+"""Growth checks: where a task implies linear time, the check times one long line in small reads at
+n and 4n bytes and refuses work that grows faster (TOO SLOW). Each right answer passes; a version
+that is right but quadratic (it copies or searches everything held on every read) is refused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import learner_code
+import pytest
+
+from sse_course import IncompleteStream
+from sse_course.classroom import checks, tasks
+from sse_course.classroom.checking import CheckFailed, Kind
+from sse_course.errors import LineTooLong
+from sse_course.lines import LineSplitter
+
+
+class JsonLinesFromTheEnd(learner_code.JsonLines):
+    """Right, but searches everything held for its last LF on every read."""
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        self.held += chunk
+        last_lf = self.held.rfind(b"\n")
+        if last_lf < 0:
+            return []
+        complete, self.held = self.held[:last_lf], self.held[last_lf + 1 :]
+        return [json.loads(line) for line in complete.split(b"\n") if line.strip()]
+
+
+class ByteLinesJoined:
+    """Right, but joins what it holds with each chunk (bytes + bytes) and searches it all again."""
+
+    def __init__(self, strict: bool = True) -> None:
+        self.strict, self.held, self.after_cr = strict, b"", False
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if chunk and self.after_cr:
+            self.after_cr, chunk = False, chunk.removeprefix(b"\n")
+        self.held += chunk
+        lines = []
+        while (end := learner_code.line_end(self.held)) >= 0:
+            lines.append(self.held[:end])
+            crlf = self.held[end : end + 2] == b"\r\n"
+            self.after_cr = not crlf and self.held[end:] == b"\r"
+            self.held = self.held[end + (2 if crlf else 1) :]
+        return lines
+
+    def close(self) -> list[bytes]:
+        if self.held and self.strict:
+            raise IncompleteStream("the stream ended inside a line")
+        return []
+
+
+class LimitRecounted:
+    """Right, but keeps the unfinished line's text and counts it all again on every feed."""
+
+    def __init__(self, max_line_chars: int, strict: bool = True) -> None:
+        self.max_line_chars = max_line_chars
+        self.splitter = LineSplitter(strict=strict)
+        self.partial = ""
+
+    def feed(self, text: str) -> list[str]:
+        pieces = learner_code.LINE_END_CHAR.split(self.partial + text)
+        for i, piece in enumerate(pieces):
+            if len(piece) > self.max_line_chars:
+                start = sum(map(len, pieces[:i])) + i - len(self.partial)
+                raise LineTooLong(self.max_line_chars, self.splitter.feed(text[: max(start, 0)]))
+        self.partial = pieces[-1]
+        return self.splitter.feed(text)
+
+    def close(self) -> list[str]:
+        return self.splitter.close()
+
+
+class CutterRescans(learner_code.BlockCutter):
+    """Right, but searches for line ends from the start of the unfinished line on every read."""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        if self.after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+            if self.held:
+                self.held += b"\n"
+                self.line = len(self.held)
+        self.after_cr = chunk.endswith(b"\r")
+        self.held += chunk
+        blocks, searched = [], self.line  # the whole unfinished line, searched again
+        while (end := learner_code.line_end(self.held, searched)) >= 0:
+            after = end + 2 if self.held[end : end + 2] == b"\r\n" else end + 1
+            if end == self.line:
+                blocks.append(bytes(self.held[:after]))
+                del self.held[:after]
+                after = 0
+            self.line = searched = after
+        return blocks
+
+
+#: part -> (its growth step, the right answer, a right but quadratic answer, its check)
+PARTS: dict[str, tuple[Callable[[Any], str], Any, Any, Callable[..., None]]] = {
+    "01-json-lines": (tasks.json_lines_growth, learner_code.JsonLines, JsonLinesFromTheEnd, tasks.check_json_lines),
+    "03-byte-lines": (checks.byte_lines_growth, learner_code.ByteLines, ByteLinesJoined, checks.check_byte_lines),
+    "05.2-line-limit": (checks.line_limit_growth, learner_code.LineLimit, LimitRecounted, checks.check_line_limit),
+    "09-block-cutter": (
+        checks.block_cutter_growth,
+        learner_code.BlockCutter,
+        CutterRescans,
+        checks.check_block_cutter,
+    ),
+}
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_a_right_but_quadratic_answer_is_too_slow(part: str) -> None:
+    growth, _right, quadratic, _check = PARTS[part]
+    with pytest.raises(CheckFailed) as caught:
+        growth(quadratic)
+    verdict = caught.value.verdict
+    assert (verdict.kind, verdict.direction) == (Kind.TOO_SLOW, "grows"), str(caught.value)
+    assert "4 times the input takes" in verdict.headline
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_a_right_linear_answer_grows_linearly(part: str) -> None:
+    growth, right, _quadratic, _check = PARTS[part]
+    assert growth(right).startswith("and its work grows linearly")
+
+
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_the_quadratic_answers_are_right_but_for_growth(part: str) -> None:
+    """Each quadratic answer is right on its check's first inputs (those that separate its rules),
+    so growth alone refuses it."""
+    _growth, _right, quadratic, _check = PARTS[part]
+    declared = DECLARED[part]
+    assert replace(declared, fixtures=lambda: declared.fixtures()[:FIRST_FIXTURES]).verify(quadratic)
+
+
+DECLARED = {
+    "01-json-lines": tasks.JSON_LINES,
+    "03-byte-lines": checks.BYTE_LINES,
+    "05.2-line-limit": checks.LINE_LIMIT,
+    "09-block-cutter": checks.BLOCK_CUTTER,
+}
+FIRST_FIXTURES = 12
