@@ -15,6 +15,8 @@ exclude_patterns = []
 
 # Notebooks are shown with the outputs they store: nothing runs while the book builds.
 nb_execution_mode = "off"
+# One printed output is one box, however many writes made it.
+nb_merge_streams = True
 # The explorers are drawn from their stored state by build_book.py; no widget manager from a CDN.
 nb_ipywidgets_js = {}
 # GitHub's heading anchors, which the lessons' links are written for (README.md#course-map).
@@ -25,6 +27,10 @@ suppress_warnings = ["myst.header"]
 
 html_theme = "sphinx_book_theme"
 html_favicon = "favicon.svg"
+# Phone navigation, search snippets (course.js) and explorers in dark mode (course.css).
+html_static_path = ["static"]
+html_css_files = ["course.css"]
+html_js_files = ["course.js"]
 html_copy_source = False
 html_use_index = False
 html_show_sourcelink = False
