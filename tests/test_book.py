@@ -75,6 +75,13 @@ RENDERED = """() => ({
 #: The search page's verdict once it has finished, and the pages it lists.
 SEARCH_DONE = "() => /^(Search finished|Your search did not match)/.test(document.querySelector('.search-summary')?.innerText ?? '')"  # noqa: E501
 SEARCH_RESULTS = "() => [...document.querySelectorAll('#search-results a[href]')].map(a => a.href)"
+#: Each result's snippet (Sphinx fetches the page and fills it in after the result shows).
+SEARCH_SNIPPETS = "() => [...document.querySelectorAll('#search-results li p.context')].map(p => p.innerText)"
+SEARCH_SNIPPETS_DONE = (
+    "() => [...document.querySelectorAll('#search-results li')].every(li => li.querySelector('p.context'))"
+)
+#: Text of the themes' buttons that must not stand in a search snippet.
+BUTTON_TEXT = "System Settings"
 
 
 @dataclass
@@ -261,11 +268,13 @@ class Tab:
             if height < 20:
                 report.add(path, f"explorer {number} is shown as nothing")
 
-    def search(self, term: str) -> list[str]:
-        """The pages the book's own search page lists for ``term`` (book paths)."""
+    def search(self, term: str) -> tuple[list[str], list[str]]:
+        """The pages the book's own search page lists for ``term`` (book paths), and their snippets."""
         self.page.goto(f"{self.base}search.html?q={quote(term)}", wait_until="load")
         self.page.wait_for_function(SEARCH_DONE)
-        return [urldefrag(href)[0][len(self.base) :] for href in self.page.evaluate(SEARCH_RESULTS)]
+        self.page.wait_for_function(SEARCH_SNIPPETS_DONE)
+        found = [urldefrag(href)[0][len(self.base) :] for href in self.page.evaluate(SEARCH_RESULTS)]
+        return found, self.page.evaluate(SEARCH_SNIPPETS)
 
 
 def local_target(href: str, base: str) -> tuple[str, str] | None:
@@ -285,6 +294,8 @@ def check_page(report: Report, folder: Path, page: Page, pages: dict[str, Page])
         if local is None:
             continue  # an outside link (the standard, httpx's site): not the book's to check
         name, fragment = local
+        if name.startswith(f"{build_book.LITE}/") and not (folder / build_book.LITE).is_dir():
+            continue  # the site that runs the notebooks, built apart (tests/test_lite.py follows these links)
         if name not in pages and not (folder / name).is_file():
             report.add(path, f"broken link: {href[len(BOOK) :]} (no such page)")
         elif fragment and name in pages and not {fragment, unquote(fragment)} & pages[name].ids:
@@ -357,8 +368,12 @@ def check_site(
             tab.inspect(path, report)
         if search:
             term, page = search
-            if page not in tab.search(term):
+            found, snippets = tab.search(term)
+            if page not in found:
                 report.add("search.html", f"searching {term!r} does not list {page}")
+            for snippet in snippets:
+                if BUTTON_TEXT in snippet or not snippet.strip():
+                    report.add("search.html", f"a snippet shows no text of its page: {snippet[:120]!r}")
     finally:
         tab.context.close()
         server.shutdown()
@@ -383,7 +398,7 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Path]:
 
 def book_pages() -> set[str]:
     """The pages the manifest and docs/ promise, as built paths."""
-    pages = {"index.html", "search.html", "README.html"}
+    pages = {"index.html", "search.html", Path(build_book.KEY_POINTS).with_suffix(".html").as_posix()}
     pages |= {f"docs/{path.stem}.html" for path in (ROOT / "docs").glob("*.md")}
     for lesson in course.load(ROOT).lessons:
         pages |= {str(Path(path).with_suffix(".html")) for path in build_book.twins(lesson).values()}
@@ -494,7 +509,8 @@ SIDEBAR = '<nav class="bd-docs-nav"><a href="good.html">good</a></nav>'
 GOOD = f'<main><h1 id="top">Fine</h1><a href="good.html#top">here</a></main>{SIDEBAR}'
 SEARCH_PAGE_BODY = (
     f'<main>search{SIDEBAR}<div id="search-results"><p class="search-summary">Search finished, found one page'
-    '</p><a href="good.html">good</a></div></main>'
+    '</p><ul><li><a href="good.html">good</a><p class="context">... System Settings Light Dark ...</p></li></ul>'
+    "</div></main>"
 ).replace('href="', f'href="{PART}/')
 BROKEN_PAGES = {
     "good.html": GOOD,
@@ -537,6 +553,7 @@ EXPECTED = {
     "same-title-1.html": "title shared with another page: 'Exercise 01'",
     "same-title-2.html": "title shared with another page: 'Exercise 01'",
     "search.html": f"searching 'needle' does not list {PART}/heavy.html",
+    "search.html#snippet": "a snippet shows no text of its page: '... System Settings",
 }
 
 
@@ -553,9 +570,123 @@ def test_the_checker_flags_each_kind_of_broken_page(browser: Any, tmp_path: Path
     report, pages, opened = check_site(browser, tmp_path, search=("needle", f"{PART}/heavy.html"))
     assert f"{PART}/good.html" not in report.problems
     for name, expected in EXPECTED.items():
-        path = name if name == "search.html" else f"{PART}/{name}"
+        path = name.partition("#")[0] if name.startswith("search.html") else f"{PART}/{name}"
         assert any(problem.startswith(expected) for problem in report.problems.get(path, [])), (
             path,
             json.dumps(report.problems, indent=1),
         )
     assert f"{PART}/bad-page-link.html" not in opened, "a page of a kind already opened is read, not opened"
+
+
+# --- a phone, and dark mode -------------------------------------------------------------
+
+PHONE = {"width": 390, "height": 844}
+#: The theme's navigation: each kind of toggle button, and the dialog it must open.
+NAVIGATION = {"primary-toggle": "pst-primary-sidebar-modal", "secondary-toggle": "pst-secondary-sidebar-modal"}
+#: The lowest contrast ratio (WCAG's) of any text shown in a rich output (an explorer's drawing,
+#: a table), each element's colour against the first background behind it.
+LOWEST_CONTRAST = """() => {
+    const channels = (css) => (css.match(/[\\d.]+/g) || []).map(Number);
+    const luminance = ([r, g, b]) => [r, g, b].map(c => c / 255)
+        .map(c => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+        .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+    const behind = (element) => {
+        for (; element; element = element.parentElement) {
+            const colour = channels(getComputedStyle(element).backgroundColor);
+            if (colour.length === 3 || colour[3] > 0) return colour.slice(0, 3);
+        }
+        return [255, 255, 255];
+    };
+    let lowest = 21;
+    for (const element of document.querySelectorAll('.cell_output .text_html, .cell_output .text_html *')) {
+        const text = [...element.childNodes].some(node => node.nodeType === Node.TEXT_NODE && node.textContent.trim());
+        if (!text || !element.getClientRects().length) continue;
+        const [a, b] = [channels(getComputedStyle(element).color).slice(0, 3), behind(element)].map(luminance);
+        lowest = Math.min(lowest, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05));
+    }
+    return lowest;
+}"""
+MIN_CONTRAST = 4.5  # WCAG AA for text
+NAVIGATION_PAGE = "notebooks/02-bytes-to-text.html"
+
+
+def without(asset: str) -> Any:
+    """A route handler serving a page without the link or script that loads ``asset``."""
+
+    def serve(route: Any) -> None:
+        body = route.fetch().text()
+        route.fulfill(body=re.sub(rf"<[^>]*{re.escape(asset)}[^>]*>(</script>)?", "", body), content_type="text/html")
+
+    return serve
+
+
+def navigation_opened(
+    browser: Any, base: str, path: str, kinds: tuple[str, ...] = tuple(NAVIGATION), broken: str | None = None
+) -> dict[str, int]:
+    """At a phone's width: for each kind of toggle button, the links in the dialog a tap on it opens."""
+    context = browser.new_context(
+        viewport=PHONE, proxy={"server": f"http://127.0.0.1:{closed_port()}", "bypass": "127.0.0.1"}
+    )
+    page = context.new_page()
+    if broken:
+        page.route(base + path, without(broken))
+    try:
+        page.goto(base + path, wait_until="load")
+        opened = {}
+        for kind in kinds:
+            page.locator(f".{kind}:visible").first.click()
+            links = page.locator(f"#{NAVIGATION[kind]}[open] a[href]")
+            try:
+                links.first.wait_for(timeout=MS)
+            except Exception:  # playwright's TimeoutError: the dialog did not open
+                pass
+            opened[kind] = links.count()
+            page.keyboard.press("Escape")
+        return opened
+    finally:
+        context.close()
+
+
+def lowest_contrast(browser: Any, base: str, path: str, broken: str | None = None) -> dict[str, float]:
+    """The page's lowest contrast in rich outputs, in light mode and then in dark mode (the theme
+    follows the system's scheme)."""
+    context = browser.new_context(proxy={"server": f"http://127.0.0.1:{closed_port()}", "bypass": "127.0.0.1"})
+    page = context.new_page()
+    if broken:
+        page.route(base + path, without(broken))
+    try:
+        page.emulate_media(color_scheme="light")
+        page.goto(base + path, wait_until="load")
+        found = {"light": page.evaluate(LOWEST_CONTRAST)}
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
+        return found | {"dark": page.evaluate(LOWEST_CONTRAST)}
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def served_book(book: tuple[list[str], Path]) -> Iterator[str]:
+    server, base = serve(book[1])
+    try:
+        yield base
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_on_a_phone_both_navigation_buttons_open_their_menu(browser: Any, served_book: str) -> None:
+    opened = navigation_opened(browser, served_book, NAVIGATION_PAGE)
+    assert all(opened.values()), opened
+    assert navigation_opened(browser, served_book, NAVIGATION_PAGE, ("primary-toggle",), broken="course.js") == {
+        "primary-toggle": 0
+    }
+
+
+def test_in_dark_mode_the_explorers_text_keeps_its_contrast(browser: Any, served_book: str) -> None:
+    """As readable as in light mode (whose lowest, small grey byte numbers on the darkest role
+    colour, is the drawing's own), or better than WCAG's floor for text."""
+    contrast = lowest_contrast(browser, served_book, NAVIGATION_PAGE)
+    floor = min(contrast["light"], MIN_CONTRAST) - 0.01
+    assert contrast["dark"] >= floor, contrast
+    assert lowest_contrast(browser, served_book, NAVIGATION_PAGE, broken="course.css")["dark"] < floor

@@ -49,6 +49,15 @@ html_theme_options = {
 
 #: Folders whose pages the book holds: a link to the folder itself goes to the course map.
 PARTS = ("notebooks", "exercises", "solutions", "docs")
+#: The README is the maintainers' page and not in the book: a link to one of its sections
+#: goes to the learners' page that says the same (page, anchor); any other to the About page.
+README = "README.md"
+README_SECTIONS = {
+    "course-map": ("index", "course-map"),
+    "how-to-work-learners": ("docs/setup", "how-to-work"),
+    "set-up-two-commands": ("docs/setup", "on-your-machine"),
+    "the-package": ("docs/about", "what-you-get"),
+}
 
 
 class RepositoryLinks(SphinxPostTransform):
@@ -64,8 +73,12 @@ class RepositoryLinks(SphinxPostTransform):
             if node["reftype"] != "myst" or node["refdomain"] == "doc":
                 continue
             target = posixpath.normpath(posixpath.join(posixpath.dirname(node["refdoc"]), node["reftarget"]))
-            if target in PARTS:
-                uri = self.app.builder.get_relative_uri(node["refdoc"], "index") + "#course-map"
+            path, _, fragment = target.partition("#")
+            if target in PARTS or path == README:
+                page, anchor = (
+                    ("index", "course-map") if target in PARTS else README_SECTIONS.get(fragment, ("docs/about", ""))
+                )
+                uri = self.app.builder.get_relative_uri(node["refdoc"], page) + (f"#{anchor}" if anchor else "")
                 node.replace_self(nodes.reference("", "", *node.children, refuri=uri, internal=True))
             elif target and (root / target).is_file():
                 text = node.astext()
