@@ -242,3 +242,60 @@ def test_exercise_02_with_a_right_answer_says_correct(browser: Any, site: Site) 
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "02-exercise.png"))
         page.context.close()
+
+
+#: Run every code cell in order, each on its own (an error does not stop the rest, as it
+#: would with "run all"); every cell's outputs (null for a markdown cell).
+RUN_EACH = """async ([seconds]) => {
+    const app = window.jupyterapp;
+    const notebook = app.shell.currentWidget.content;
+    const late = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`not run within ${seconds} s`)), seconds * 1000));
+    const runEach = async () => {
+        for (let index = 0; index < notebook.widgets.length; index++) {
+            if (notebook.widgets[index].model.type !== 'code') continue;
+            notebook.activeCellIndex = index;
+            notebook.deselectAll();
+            await app.commands.execute('notebook:run-cell');
+        }
+    };
+    await Promise.race([runEach(), late]);
+    return notebook.widgets.map(cell => cell.model.type === 'code' ? cell.model.outputs.toJSON() : null);
+}"""
+REPORT = ARTIFACTS / "every-notebook.txt"
+
+
+def every_notebook() -> list[str]:
+    from course_tool import course
+
+    return [
+        page
+        for lesson in course.load(ROOT).lessons
+        for page in (lesson.notebook, lesson.exercise, lesson.solution)
+        if page
+    ]
+
+
+@pytest.mark.skipif(os.environ.get("SSE_LITE_ALL") != "1", reason="SSE_LITE_ALL=1 runs every notebook (many minutes)")
+@pytest.mark.parametrize("path", every_notebook())
+def test_every_notebook_runs_in_the_browser(browser: Any, site: Site, path: str) -> None:
+    """Reports, per notebook, the cells whose outputs differ from the stored ones, with what they gave."""
+    page = open_page(browser, site)
+    try:
+        started = time.monotonic()
+        page.goto(lite_url(site, path), timeout=START_SECONDS * MS)
+        page.wait_for_function(KERNEL_IDLE, timeout=START_SECONDS * MS, polling=250)
+        ready = time.monotonic()
+        outputs = page.evaluate(RUN_EACH, [RUN_SECONDS])
+        differing = differing_cells(nbformat.read(ROOT / path, as_version=4), outputs)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        with REPORT.open("a", encoding="utf-8") as report:
+            print(
+                f"{path}: kernel {ready - started:.0f} s, cells {time.monotonic() - ready:.0f} s, "
+                f"{len(differing)} cells differ from the stored outputs",
+                file=report,
+            )
+            for index, text in differing.items():
+                print(f"    cell {index}: {text[-300:]!r}", file=report)
+    finally:
+        page.context.close()

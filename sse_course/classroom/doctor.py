@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 MINIMUM_PYTHON = (3, 10)
-SETUP = "run `pip install -r requirements.txt` in the course's virtual environment"
+SETUP = "run `pip install -r requirements-learners.txt` in the course's virtual environment"
 REINSTALL_EXTENSION = "run `pip install --force-reinstall jupyterlab_widgets`, then restart JupyterLab"
 KERNEL_NAME = "python3"
 KERNEL_SECONDS = 60
@@ -282,8 +282,8 @@ def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
             yield fail(
                 f"sse_course imports here only because this folder ({here.parent}) holds it; a kernel started "
                 f"anywhere else cannot import it ({found[name + '_error']}), and JupyterLab starts each in its notebook's folder",  # noqa: E501
-                f"install it, with `pip install -r requirements.txt` (or `pip install -e .`) in {here.parent}, "
-                f"using the kernel's Python ({found['python']})",
+                "install it, with `pip install -r requirements-learners.txt` (or `pip install -e .`) "
+                f"in {here.parent}, using the kernel's Python ({found['python']})",
             )
         elif f"{name}_error" in found:
             yield fail(
