@@ -66,9 +66,12 @@ RUNTIME_FILES = (
     "package.json",
 )
 #: What the site's Python needs from Pyodide's lock: the kernel's own start-up (micropip,
-#: IPython, jedi) and what the lessons import (httpx, with what it imports: the lock lists
-#: no dependency for it); the dependencies the lock lists come with them.
-LOCK_ROOTS = ("micropip", "packaging", "ipython", "jedi", "httpx", "httpcore", "anyio", "idna", "certifi", "sniffio")
+#: IPython, jedi) and what the course imports (httpx); the dependencies come with them.
+LOCK_ROOTS = ("micropip", "packaging", "ipython", "jedi", "httpx")
+#: Dependencies the lock leaves out: Pyodide loads an entry's ``depends`` with it, and an
+#: import in a cell loads only the package the cell names (``sse_course``, whose modules
+#: import httpx), so the chain must be complete.
+MORE_DEPENDS = {"httpx": ["httpcore", "anyio", "idna", "certifi", "sniffio"]}
 #: Wheels the lock does not hold: name -> (version, what it imports, what it needs from the lock).
 EXTRA_WHEELS = {
     "comm": ("0.2.3", ["comm"], ["traitlets"]),
@@ -150,7 +153,8 @@ def lock_closure(lock: dict, roots: Iterable[str]) -> dict[str, dict]:
     while todo:
         key = keys[normalize(todo.pop())]
         if key not in wanted:
-            wanted[key] = lock["packages"][key]
+            entry = lock["packages"][key]
+            wanted[key] = {**entry, "depends": [*entry["depends"], *MORE_DEPENDS.get(key, [])]}
             todo += wanted[key]["depends"]
     return wanted
 
@@ -239,7 +243,8 @@ def stage_runtime(root: Path, cache: Path, target: Path) -> dict:
     for name, (version, imports, depends) in EXTRA_WHEELS.items():
         packages[name] = lock_entry(name, version, wheels[name], imports, depends)
     ours = course_wheel(root, target)
-    packages["sse-course"] = lock_entry("sse-course", ours.stem.split("-")[1], ours, ["sse_course"], ["ipywidgets"])
+    depends = ["ipywidgets", "httpx"]  # the explorers, and the client (sse_course.client)
+    packages["sse-course"] = lock_entry("sse-course", ours.stem.split("-")[1], ours, ["sse_course"], depends)
     for wheel in wheels.values():
         shutil.copy2(wheel, target / wheel.name)
     written = {"info": lock["info"], "packages": packages}
