@@ -457,6 +457,27 @@ def test_a_solution_page_is_marked_titled_apart_and_links_its_lesson_and_exercis
     assert f'href="../{Path(lesson.exercise).with_suffix(".html")}"' in body
 
 
+#: A marker line as the highlighter draws it: a comment token that starts the line.
+SHOWN_MARKER = re.compile(r'<span class="c1">(# NBVAL_\w+|### (BEGIN|END) SOLUTION)')
+
+
+def test_every_notebook_page_links_its_run_in_the_browser_and_its_download_and_shows_no_marker(
+    book: tuple[list[str], Path],
+) -> None:
+    _, out = book
+    sources = ""
+    for lesson in course.load(ROOT).lessons:
+        for path in build_book.twins(lesson).values():
+            body = (out / path).with_suffix(".html").read_text(encoding="utf-8")
+            depth = "../" * path.count("/")
+            assert f'class="run-in-browser" href="{depth}lite/notebooks/index.html?path={path}"' in body, path
+            assert f'class="download-notebook" href="{Path(path).name}" download' in body, path
+            assert (out / path).read_bytes() == (ROOT / path).read_bytes()
+            assert not SHOWN_MARKER.search(body), (path, SHOWN_MARKER.search(body))
+            sources += (ROOT / path).read_text(encoding="utf-8")
+    assert "# NBVAL_IGNORE_OUTPUT" in sources and "### BEGIN SOLUTION" in sources  # there were markers to drop
+
+
 # --- the builder's pieces, without a browser ------------------------------------------
 
 STATE = {
@@ -492,6 +513,15 @@ def test_an_output_widget_is_drawn_from_what_it_captured() -> None:
         {"output_type": "stream", "name": "stdout", "text": "a < b\n"},
     ]}}}  # fmt: skip
     assert build_book.static_widget("out", models) == "<b>view</b><pre>a &lt; b\n</pre>"
+
+
+def test_marker_lines_are_dropped_from_code_and_nothing_else() -> None:
+    code = "def f():\n    ### BEGIN SOLUTION\n    return 1  # NBVAL_ here is text\n    ### END SOLUTION"
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(1)"), nbformat.v4.new_code_cell(code)]
+    )
+    build_book.strip_markers(notebook)
+    assert [cell.source for cell in notebook.cells] == ["print(1)", "def f():\n    return 1  # NBVAL_ here is text"]
 
 
 def test_a_widget_without_stored_state_is_drawn_as_nothing_for_the_check_to_catch() -> None:
