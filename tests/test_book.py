@@ -503,7 +503,7 @@ def test_a_widget_is_drawn_from_its_stored_state_with_where_to_move_it() -> None
     assert list(drawn) == ["text/html"]
     assert '<div class="explorer-view"><div class="split">drawn</div></div>' in drawn["text/html"]
     assert "cut 1: <b>4</b> (from 1 to 12)" in drawn["text/html"]
-    assert "Open <code>notebooks/00-welcome.ipynb</code> in JupyterLab" in drawn["text/html"]
+    assert "open <code>notebooks/00-welcome.ipynb</code> in JupyterLab" in drawn["text/html"]
     assert "widgets" not in notebook.metadata  # so no widget manager script is asked for
 
 

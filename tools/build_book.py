@@ -63,12 +63,12 @@ LITE = "lite"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 EXPLORER_NOTE = (
-    "This explorer is drawn at its default cuts. Open <code>{source}</code> in JupyterLab "
-    "and run it to move the slider."
+    "This explorer is drawn at its default cuts. To move the slider, run the lesson: in the browser "
+    "(<em>Run in the browser</em>, at the top of the page), or open <code>{source}</code> in JupyterLab."
 )
 BANNERS = {
     "exercise": ("note", "Exercise, as a learner first sees it: every check says *not attempted yet*. "
-                 "Run it in JupyterLab to write your code."),
+                 "Run it in the browser or in JupyterLab to write your code."),
     "solution": ("important", "Solution: open it only after your own check passes."),
 }  # fmt: skip
 
