@@ -281,24 +281,21 @@ def every_notebook() -> list[str]:
 
 @pytest.mark.skipif(os.environ.get("SSE_LITE_ALL") != "1", reason="SSE_LITE_ALL=1 runs every notebook (many minutes)")
 @pytest.mark.parametrize("path", every_notebook())
-def test_every_notebook_runs_in_the_browser(browser: Any, site: Site, path: str) -> None:
+def test_every_notebook_runs_in_the_browser(shared_page: Any, site: Site, path: str) -> None:
     """Reports, per notebook, the cells whose outputs differ from the stored ones, with what they gave."""
-    page = open_page(browser, site)
-    try:
-        started = time.monotonic()
-        page.goto(lite_url(site, path), timeout=START_SECONDS * MS)
-        page.wait_for_function(KERNEL_IDLE, timeout=START_SECONDS * MS, polling=250)
-        ready = time.monotonic()
-        outputs = page.evaluate(RUN_EACH, [RUN_SECONDS])
-        differing = differing_cells(nbformat.read(ROOT / path, as_version=4), outputs)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        with REPORT.open("a", encoding="utf-8") as report:
-            print(
-                f"{path}: kernel {ready - started:.0f} s, cells {time.monotonic() - ready:.0f} s, "
-                f"{len(differing)} cells differ from the stored outputs",
-                file=report,
-            )
-            for index, text in differing.items():
-                print(f"    cell {index}: {text[-300:]!r}", file=report)
-    finally:
-        page.context.close()
+    page = shared_page
+    started = time.monotonic()
+    page.goto(lite_url(site, path), timeout=START_SECONDS * MS)
+    page.wait_for_function(KERNEL_IDLE, timeout=START_SECONDS * MS, polling=250)
+    ready = time.monotonic()
+    outputs = page.evaluate(RUN_EACH, [RUN_SECONDS])
+    differing = differing_cells(nbformat.read(ROOT / path, as_version=4), outputs)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with REPORT.open("a", encoding="utf-8") as report:
+        print(
+            f"{path}: kernel {ready - started:.0f} s, cells {time.monotonic() - ready:.0f} s, "
+            f"{len(differing)} cells differ from the stored outputs",
+            file=report,
+        )
+        for index, text in differing.items():
+            print(f"    cell {index}: {text[-300:]!r}", file=report)
