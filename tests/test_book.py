@@ -422,8 +422,12 @@ def test_every_page_of_the_book_has_no_broken_link_and_each_kind_renders_with_no
     report, pages, opened = check_site(browser, out, search=(SEARCH_TERM, SEARCH_PAGE))
     assert report.lines() == []
     assert set(pages) == book_pages()
-    sidebar = {local[0] for local in pages["index.html"].sidebar}
-    assert sidebar == book_pages() - {"search.html"}
+    sidebar = [local[0] for local in pages["index.html"].sidebar if local]
+    assert set(sidebar) == book_pages() - {"search.html"}
+    order = [page for lesson in course.load(ROOT).lessons for page in (lesson.notebook, lesson.exercise) if page]
+    assert sidebar[1 : len(order) + 1] == [str(Path(page).with_suffix(".html")) for page in order], (
+        "each lesson, then its exercise"
+    )
     print(f"{len(opened)} of {len(pages)} pages opened in the browser: {opened}")
     explorers = sum(len(page.explorers) for page in pages.values())
     assert explorers == sum(explorer_count(folder) for folder in ("notebooks", "exercises", "solutions")) > 0
