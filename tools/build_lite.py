@@ -113,7 +113,10 @@ def pyodide_runtime(cache: Path) -> Path:
         if sri(archive) != PYODIDE_INTEGRITY:
             raise LiteError(f"{archive}: checksum {sri(archive)}, pinned {PYODIDE_INTEGRITY}")
         with tarfile.open(archive) as tar:
-            tar.extractall(unpacked, filter="data")
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(unpacked, filter="data")
+            else:  # Python before 3.10.12 and 3.11.4 (npm's own package, its checksum checked above)
+                tar.extractall(unpacked)
     package = unpacked / "package"
     version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
     if version != PYODIDE_VERSION:

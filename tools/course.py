@@ -139,7 +139,7 @@ def _check_keys(table: dict, required: set[str], optional: set[str], where: str)
 def load(root: Path = ROOT) -> Course:
     """Read and validate course.toml: the shape of each table, ids, files and prerequisites."""
     data = tomllib.loads((root / MANIFEST).read_text(encoding="utf-8"))
-    lessons = []
+    lessons: list[Lesson] = []
     for index, table in enumerate(data.get("lesson", [])):
         _check_keys(table, LESSON_KEYS, OPTIONAL_KEYS, f"{MANIFEST}, lesson {index}")
         lesson = Lesson(
@@ -477,7 +477,7 @@ def schedule(course: Course, workshop: Workshop) -> list[Slot]:
     for item in workshop.plan:
         minutes = item_slot(course, item, clock).minutes
         pause = None
-        if lunch_due and clock >= _minutes(workshop.lunch_after):
+        if lunch_due and workshop.lunch_after is not None and clock >= _minutes(workshop.lunch_after):
             pause, lunch_due = Slot(clock, workshop.lunch_minutes, "Lunch"), False
         elif session and session + minutes > workshop.max_session_minutes:
             pause = Slot(clock, workshop.break_minutes, "Break")

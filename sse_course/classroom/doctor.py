@@ -276,7 +276,7 @@ def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
         )
         return
     yield ok(f"the {KERNEL_NAME} kernel starts ({found['python']})")
-    here = Path(importlib.import_module("sse_course").__file__).parent
+    here = Path(str(importlib.import_module("sse_course").__file__)).parent
     for name, why in (("sse_course", "the lessons' package"), ("ipywidgets", "the explorers")):
         if f"{name}_error" in found and name == "sse_course" and here.parent == Path.cwd():
             yield fail(
