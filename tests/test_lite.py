@@ -269,14 +269,29 @@ REPORT = ARTIFACTS / "every-notebook.txt"
 
 
 def every_notebook() -> list[str]:
+    """The lessons, then the solutions (every check run on a right answer), then the exercises."""
     from course_tool import course
 
+    lessons = course.load(ROOT).lessons
     return [
-        page
-        for lesson in course.load(ROOT).lessons
-        for page in (lesson.notebook, lesson.exercise, lesson.solution)
-        if page
+        page for kind in ("notebook", "solution", "exercise") for lesson in lessons if (page := getattr(lesson, kind))
     ]
+
+
+@pytest.fixture(scope="module")
+def shared_page(browser: Any, site: Site) -> Iterator[Any]:
+    """One tab for every notebook, its cache kept (a route would turn it off): a request outside
+    127.0.0.1 fails at the proxy that is not there, and is recorded here."""
+    context = browser.new_context(proxy={"server": NO_PROXY, "bypass": "127.0.0.1"})
+    context.on(
+        "request", lambda request: None if request.url.startswith(site.base) else site.outside.append(request.url)
+    )
+    page = context.new_page()
+    page.set_default_timeout(REACT_SECONDS * MS)
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 @pytest.mark.skipif(os.environ.get("SSE_LITE_ALL") != "1", reason="SSE_LITE_ALL=1 runs every notebook (many minutes)")
