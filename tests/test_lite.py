@@ -18,16 +18,20 @@ so it runs as its own step of ``.ci/run`` on the book that step builds::
 
     python tools/build_book.py && SSE_LITE_SITE=build/book pytest -o addopts="" -p no:cacheprovider tests/test_lite.py
 
-Without ``SSE_LITE_SITE`` it is skipped.
+Without ``SSE_LITE_SITE`` the browser tests are skipped; the builder's own pieces
+(the lock, the course's wheel, the pinned versions) are tested below in a moment.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import re
+import sys
 import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -50,7 +54,6 @@ NO_PROXY = "http://127.0.0.1:9"
 #: The marker lines of the solutions' sources, which a learner does not type.
 MARKER = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 
-pytestmark = pytest.mark.skipif(not SITE, reason="run by .ci/run's lite step: SSE_LITE_SITE=<built book> pytest ...")
 
 #: The notebook app shows a notebook whose kernel has started and is idle.
 KERNEL_IDLE = "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
@@ -87,7 +90,9 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[Site]:
-    folder = Path(SITE or "").resolve()
+    if not SITE:
+        pytest.skip("run by .ci/run's lite step: SSE_LITE_SITE=<built book> pytest ...")
+    folder = Path(SITE).resolve()
     assert (folder / "lite" / "static" / "pyodide" / "pyodide-lock.json").is_file(), f"no lite site in {folder}"
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -314,3 +319,60 @@ def test_every_notebook_runs_in_the_browser(shared_page: Any, site: Site, path: 
         )
         for index, text in differing.items():
             print(f"    cell {index}: {text[-300:]!r}", file=report)
+
+
+# --- the builder's pieces, without a browser or a network -----------------------------------
+
+spec = importlib.util.spec_from_file_location("build_lite", ROOT / "tools" / "build_lite.py")
+build_lite = sys.modules["build_lite"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(build_lite)
+
+
+def entry(depends: list[str]) -> dict:
+    return {"depends": depends, "name": "x", "version": "1", "imports": []}
+
+
+def test_the_lock_keeps_what_the_roots_need_under_its_own_keys_with_httpx_complete() -> None:
+    lock = {"packages": {
+        "ipython": entry(["prompt_toolkit"]), "prompt-toolkit": entry([]), "httpx": entry([]),
+        "httpcore": entry(["h11"]), "h11": entry([]), "anyio": entry([]), "idna": entry([]), "certifi": entry([]),
+        "sniffio": entry([]), "numpy": entry([]),
+    }}  # fmt: skip
+    kept = build_lite.lock_closure(lock, ["ipython", "httpx"])
+    assert set(kept) == set(lock["packages"]) - {"numpy"}
+    assert kept["httpx"]["depends"] == ["httpcore", "anyio", "idna", "certifi", "sniffio"]
+
+
+def test_a_kernel_built_for_another_pyodide_is_refused_before_anything_is_fetched(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(build_lite, "kernel_pyodide_version", lambda: "313.0.0")
+    monkeypatch.setattr(build_lite, "pyodide_runtime", lambda cache: pytest.fail("fetched"))
+    with pytest.raises(
+        build_lite.LiteError, match=f"built for Pyodide 313.0.0; the runtime pinned is {build_lite.PYODIDE_VERSION}"
+    ):
+        build_lite.stage_runtime(ROOT, tmp_path, tmp_path / "site")
+
+
+def test_the_installed_kernel_is_built_for_the_pinned_pyodide() -> None:
+    if importlib.util.find_spec("jupyterlite_pyodide_kernel") is None and os.environ.get("CI") != "true":
+        pytest.skip("JupyterLite is not installed here (pip install -r requirements.txt)")
+    assert build_lite.kernel_pyodide_version() == build_lite.PYODIDE_VERSION
+
+
+def test_the_course_wheel_holds_every_module_and_data_file_with_its_record(tmp_path: Path) -> None:
+    wheel = build_lite.course_wheel(ROOT, tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        record = archive.read(next(name for name in names if name.endswith(".dist-info/RECORD"))).decode()
+        for line in record.splitlines():
+            name, digest, size = line.split(",")
+            if digest:
+                data = archive.read(name)
+                assert digest == f"sha256={build_lite.urlsafe_digest(data)}" and int(size) == len(data)
+    package = {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "sse_course").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert package <= names and any(name.endswith(".json") for name in package)

@@ -227,10 +227,10 @@ def lock_entry(name: str, version: str, wheel: Path, imports: list[str], depends
 def stage_runtime(root: Path, cache: Path, target: Path) -> dict:
     """``target`` (the site's ``static/pyodide/``): the runtime, every wheel, and the lock
     listing exactly those wheels. Returns the lock written."""
-    runtime = pyodide_runtime(cache)
     kernel = kernel_pyodide_version()
     if kernel != PYODIDE_VERSION:
         raise LiteError(f"the Pyodide kernel was built for Pyodide {kernel}; the runtime pinned is {PYODIDE_VERSION}")
+    runtime = pyodide_runtime(cache)
     lock = json.loads((runtime / "pyodide-lock.json").read_text(encoding="utf-8"))
     from_lock = lock_closure(lock, LOCK_ROOTS)
     pins = {entry["name"]: entry["version"] for entry in from_lock.values()}
