@@ -1,30 +1,37 @@
-"""Build the course as a static HTML book, offline, with Sphinx (MyST-NB, sphinx-book-theme).
+"""Build the course as a static HTML book, offline, with Sphinx (MyST-NB, sphinx-book-theme),
+and beside it the JupyterLite site that runs its notebooks in the browser.
 
 Usage (from the repository root, in the course's venv)::
 
-    python tools/build_book.py                 # -> build/book/index.html
+    python tools/build_book.py                 # -> build/book/index.html and build/book/lite/
     python tools/build_book.py --out /tmp/book
+    python tools/build_book.py --no-lite       # the book alone
 
-The book's pages come from ``course.toml`` (every lesson, its exercise and its
-solution, in course order) and ``docs/*.md``, with the README as "About the
-course". Sphinx does the site: sidebar, per-page contents, search, previous /
-next. This script only stages the sources in a temporary folder, with four
-changes a static page needs:
+The book's pages come from ``course.toml`` (every lesson followed by its exercise,
+then the solutions) and ``docs/*.md`` (the learners' reference, and apart, the
+instructors' and the maintainers' pages). Sphinx does the site: sidebar, per-page
+contents, search, previous / next. This script only stages the sources in a
+temporary folder, with the changes a static page needs:
 
 * the home page is the course map, written from the manifest: times,
-  prerequisites and objectives of every lesson;
+  prerequisites and objectives of every lesson; a key-points page gathers every
+  lesson's *Lessons learned*;
 * widgets cannot move without a kernel, so each widget output is replaced by
   what its stored state holds: the ``HTML`` view the classroom's render function
-  drew at the default cuts, the sliders as text, and a note to open the lesson
-  in JupyterLab (no widget manager is loaded, from a CDN or anywhere);
-* an exercise and a solution say what they are in a banner under their title,
-  with links to their twins, and a solution's title says "Solution";
+  drew at the default cuts, the sliders as text, and a note to run the lesson
+  (no widget manager is loaded, from a CDN or anywhere);
+* every notebook page links *Run in the browser* (the lite site) and its
+  download (the notebook, copied beside the page); an exercise and a solution
+  say what they are in a banner under their title, with links to their twins,
+  and a solution's title says "Solution";
+* code shows no test or exercise marker lines (``# NBVAL_...``, ``### BEGIN SOLUTION``);
 * a link to a file of the repository that is not a page (source code, the
-  benchmarks) becomes plain text naming it (``conf.py``).
+  benchmarks) becomes plain text naming it, and a link to the README goes to the
+  learners' page that says the same (``conf.py``).
 
 Notebooks are never executed: their stored outputs are the pages. Nothing is
 deleted: ``--out`` may hold other files (they stay); the book's own files are
-written over.
+written over. The lite site is ``tools/build_lite.py``'s.
 """
 
 from __future__ import annotations
