@@ -40,7 +40,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from test_browser import CHROMIUM_ARGS, move_slider, require_browser
+from chromium import CHROMIUM_ARGS, move_slider, require_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "lite"
@@ -275,7 +275,7 @@ REPORT = ARTIFACTS / "every-notebook.txt"
 
 def every_notebook() -> list[str]:
     """The lessons, then the solutions (every check run on a right answer), then the exercises."""
-    from course_tool import course
+    import course  # tools/course.py (pyproject.toml puts tools/ on the path)
 
     lessons = course.load(ROOT).lessons
     return [

@@ -12,9 +12,9 @@ import re
 import time
 from pathlib import Path
 
+import course  # tools/course.py (pyproject.toml puts tools/ on the path)
 import nbformat
 import pytest
-from course_tool import course
 
 from sse_course.classroom import progress
 from sse_course.classroom.checking import MIMETYPE
