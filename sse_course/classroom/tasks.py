@@ -307,7 +307,7 @@ def answer_of(served: bytes, cut_by_http: bool = False) -> tuple[str, bool]:
     try:
         events += [] if cut_by_http else parser.close()
     except IncompleteStream as err:
-        events, whole = events + err.events, False
+        events, whole = events + [event for event in err.events if isinstance(event, Event)], False
     return "".join(event.data for event in events if event.type == "message"), whole
 
 
@@ -580,12 +580,17 @@ def chain_fixtures(chain: str) -> Callable[[], list[Fixture]]:
     ]
 
 
+def chain_stages(chain: str) -> Callable[[str, Any], Any]:
+    """The factory of ``chain``'s stages in a profile (the options are not used)."""
+    return lambda profile, _options: CHAINS[chain][1](profile)
+
+
 #: The chains whose ends matter first (a stage's end thrown away shows there), then the SSE layers on every fixture.
 PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
     *(
         pipeline_check(
             chain,
-            lambda profile, _o, chain=chain: CHAINS[chain][1](profile),
+            chain_stages(chain),
             chain_fixtures(chain),
             EVERY_PROFILE if chain == "batches" else ("",),
         )
@@ -663,7 +668,7 @@ def served_cases() -> list[ServedCase]:
     """Each stream whole and dropped after each line end and just before it, served in turn
     plain, gzip-compressed, chunked, and both; smallest first. A close-delimited body just
     ends at a drop; a chunked one is cut, and httpx says so."""
-    cases = set()
+    cases: set[tuple[str, bytes, int]] = set()
     for name, (_about, body) in ANSWER_STREAMS.items():
         ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n"]
         cases.update((name, body, drop) for drop in {len(body), *ends, *(end - 1 for end in ends)} if drop > 0)
