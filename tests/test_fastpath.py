@@ -37,7 +37,7 @@ from sse_course.classroom import harness
 from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
 from sse_course.decoding import Utf8Decoder
-from sse_course.events import Comment, EventAssembler
+from sse_course.events import Comment, EventAssembler, split_field
 from sse_course.layered import SLICE_BYTES
 from sse_course.lines import LineSplitter
 
@@ -180,6 +180,40 @@ def test_equality_check_catches_a_wrong_error_message() -> None:
                 raise late from None
 
     assert first_difference(OffByOneOffset, FIXTURES, "strict") is not None
+
+
+class BreaksOneFieldRule(SSEParser):
+    """SSEParser with one rule of its own copy of the field dispatch broken (``rule``):
+    the copy that ``EventAssembler.feed_line`` holds too, written twice on purpose."""
+
+    rule = ""
+
+    def _field_line(self, line: str, events: list[Event | Comment]) -> None:
+        name, value = split_field(line)
+        if self.rule == "event ignored" and name == "event":
+            self._in_block = True
+        elif self.rule == "id with NUL taken" and name == "id":
+            self._in_block, self._id_buffer = True, value
+        elif self.rule == "retry ignored" and name == "retry":
+            self._in_block = True
+        elif self.rule == "field names not case-sensitive" and name.lower() in ("data", "event", "id", "retry"):
+            super()._field_line(name.lower() + line[len(name) :], events)
+        elif self.rule == "a comment is a field" and line.startswith(":"):
+            self._in_block = True
+        else:
+            super()._field_line(line, events)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["event ignored", "id with NUL taken", "retry ignored", "field names not case-sensitive", "a comment is a field"],
+)
+def test_the_comparison_covers_each_rule_of_the_field_dispatch_written_twice(rule: str) -> None:
+    """SSEParser applies the field rules to its own state (a call cheaper per line than
+    a shared function that reaches another object's): the comparison with
+    LayeredSSEParser, whose assembler holds the lesson's copy, rejects each broken rule."""
+    mutant = type(rule, (BreaksOneFieldRule,), {"rule": rule})
+    assert first_difference(mutant, FIXTURES, "strict") is not None
 
 
 # --- generated streams ---------------------------------------------------------
