@@ -404,9 +404,11 @@ class SSEParser:
     def _complete_lines(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
         """The lines of ``block``, which ends with a line end, onto ``events``: cut into
         blocks at blank lines on the bytes, each decoded once."""
-        if self._long_line_chars or len(block) > LONG_LINE_BYTES:
+        size = len(block)
+        if self._long_line_chars or size > LONG_LINE_BYTES:
             block = self._long_lines(block, events)
-        if len(block) > self._max_line_chars:  # a line may pass the limit: counted one by one
+            size = len(block)
+        if size > self._max_line_chars:  # a line may pass the limit: counted one by one
             return self._line_by_line(block, events, 0)
         normal = block if CR not in block else b"\n".join([*block.splitlines(), b""])  # one pass, not two ``replace``
         blocks = normal.split(b"\n\n")  # each: lines, then a blank line
@@ -433,7 +435,7 @@ class SSEParser:
                 self._take_block(rest[:-1], events)
         except UnicodeDecodeError:  # in the block ``done``, before it changed anything
             return self._line_by_line(block, events, sum(lines.count(b"\n") + 2 for lines in blocks[:done]))
-        self._held_offset += len(block)
+        self._held_offset += size
         self._max_held = self._set_max_held() if self._data_chars else self._max_held_between_events
 
     def _take_block(self, lines: bytes | bytearray, events: list[Event | Comment]) -> None:
