@@ -29,6 +29,10 @@ class SSEError(ValueError):
         self.completed = completed
         self.events: list = []
 
+    def carry_first(self, events: list) -> None:
+        """Carry ``events``, completed earlier in the stream, before the ones this error carries."""
+        self.events = events + self.events
+
 
 class DecodeError(SSEError):
     """The bytes are not UTF-8 (``strict`` profile only).

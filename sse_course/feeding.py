@@ -49,5 +49,5 @@ class Lifecycle:
     def fail(self, err: SSEError, events: Sequence[object]) -> NoReturn:
         """Spend the parser on ``err``, which carries ``events`` (completed before it) first."""
         self.spent_because = f"it raised {type(err).__name__}: {err}"
-        err.events = [*events, *err.events]
+        err.carry_first(list(events))
         raise err

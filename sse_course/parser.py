@@ -253,7 +253,7 @@ class SSEParser:
             try:
                 events += self.feed(chunk[start : start + PIECE_BYTES])
             except SSEError as err:
-                err.events = events + err.events
+                err.carry_first(events)
                 raise
         return events
 
