@@ -144,7 +144,7 @@ class SSEParser:
         self._long_line_text = ""  # a long unfinished line's text so far (its value if a data line)
         self._long_line_chars = 0  # the characters of the unfinished line in _long_line_text ("data: " counted)
         self._long_line_is_data = False  # _long_line_text is a data line's value
-        self._held_bytes = bytearray()  # the unfinished line's bytes not yet decoded
+        self._held_bytes = bytearray()  # the bytes since the last line taken, not yet decoded
         self._lines_held = False  # a chunk with a line end was held whole: complete lines may be held
         self._max_held_between_events = self._max_held = min(
             self._max_line_chars, self._max_event_chars, PIECE_BYTES
@@ -188,7 +188,8 @@ class SSEParser:
         if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
             if (
                 size > LONG_LINE_BYTES  # not searched for a blank line: it may hold a long line
-                or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))  # held, chunk
+                # a blank line that the held bytes' last line end and the chunk's first make
+                or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
                 or (  # an empty line inside the chunk (its first may only end the held line)
                     chunk.splitlines().count(b"") > (chunk[0] == LF or chunk[0] == CR)  # one pass, all three line ends
                     if CR in chunk
