@@ -182,14 +182,15 @@ class SSEParser:
         chunk's work: the chunk is held unless it may complete a blank line (the
         only line that dispatches an event): two line ends in a row, on the bytes.
         """
-        if chunk.__class__ is not self._plain_chunk_type or (size := len(chunk)) > PIECE_BYTES:
+        if chunk.__class__ is not self._plain_chunk_type:
             return self._feed_carefully(chunk)
         held = self._held_bytes
         if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
+            if len(chunk) > LONG_LINE_BYTES:  # not searched for a blank line: it may hold a long line
+                return self._feed_in_pieces(chunk) if len(chunk) > PIECE_BYTES else self._take_complete_lines(chunk)
             if (
-                size > LONG_LINE_BYTES  # not searched for a blank line: it may hold a long line
                 # a blank line that the held bytes' last line end and the chunk's first make
-                or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
+                (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
                 or (  # an empty line inside the chunk (its first may only end the held line)
                     chunk.splitlines().count(b"") > (chunk[0] == LF or chunk[0] == CR)  # one pass, all three line ends
                     if CR in chunk
@@ -200,9 +201,18 @@ class SSEParser:
             ):
                 return self._take_complete_lines(chunk)
             self._lines_held = True
+        if len(held) + len(chunk) > self._max_held:  # a huge chunk is never copied whole
+            return self._hold_past_max(chunk)
         held += chunk  # a bytearray: a long line fed a byte at a time stays linear
-        if len(held) <= self._max_held:
-            return []
+        return []
+
+    def _hold_past_max(self, chunk: bytes) -> list[Event | Comment]:
+        """The chunk takes the held bytes past what may be held: a huge one goes in
+        slices, so a limit fires before the rest is copied; otherwise the complete
+        lines held go through the field rules and the unfinished line is decoded."""
+        if len(chunk) > PIECE_BYTES:
+            return self._feed_in_pieces(chunk)
+        self._held_bytes += chunk
         events: list[Event | Comment] = []
         try:
             self._held_passed_max(events)
