@@ -69,8 +69,8 @@ class SSEParser:
     **When it decodes.** CR and LF are bytes that never occur inside a UTF-8
     character, so line ends are found on the bytes. A chunk that cannot complete a
     blank line (no two line ends in a row, counting the held bytes' last) is only
-    added to the held bytes (unless comments are asked for: then a chunk that ends a
-    line is taken at once). A chunk that may complete one is taken with the held
+    added to the held bytes, unless it ends a line and is over 4 KiB, or ends a long
+    line, or comments are asked for. Otherwise the chunk is taken with the held
     bytes up to its last line end, as one block: CR and CRLF become LF, the block is
     cut at blank lines, and each part is decoded in one call. Whole lines decode to
     the same text, and the same U+FFFD, as the stream would. An unfinished line whose
@@ -81,7 +81,7 @@ class SSEParser:
     a run of ``data:`` lines is one value, joined by LF in one call; any other line
     goes through the field rules one at a time; the blank line after a part
     dispatches. Reading ``retry`` first takes the complete lines held, so it is never
-    stale; ``last_event_id`` changes only when an event is dispatched.
+    stale; ``last_event_id`` changes only at a blank line, as the standard says.
 
     **Why a DecodeError can come a feed later.** Held bytes are decoded only once a
     blank line may be complete, so in the ``strict`` profile invalid UTF-8 is found,
