@@ -718,7 +718,7 @@ def test_events_are_ordinary_events() -> None:
 #: ``data: ``'s six), a 37-byte read, around 512 (a slice of a long line in many
 #: reads), around LONG_LINE_BYTES (4 KiB: a chunk past it is cut at once, a first
 #: line past it is taken alone), around PIECE_BYTES (64 KiB: a chunk past it is fed
-#: in slices, held bytes past it get a look), and past it.
+#: in slices, held bytes past it are decoded), and past it.
 SIZES = [1, 3, 6, 37, 511, 512, 513, 600, LONG - 1, LONG, LONG + 1, PIECE - 1, PIECE, PIECE + 1]
 MORE_SIZES = st.lists(pick(*SIZES), max_size=2)
 
@@ -874,8 +874,8 @@ def test_issue_10_retry_of_thousands_of_digits_is_ignored(parser_class: type, pr
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_the_room_after_a_cut_counts_the_data_its_last_lines_added(profile: str) -> None:
-    """A cut that ends with data lines, not a blank line, leaves less room: the next
+def test_what_may_be_held_after_a_cut_counts_the_data_its_last_lines_added(profile: str) -> None:
+    """A cut that ends with data lines, not a blank line, leaves fewer bytes that may be held: the next
     data line passes the event limit in its own feed, as in LayeredSSEParser."""
     chunks = [b"data: x\n\ndata: " + b"0" * 20 + b"\n", b"data: " + b"1" * 20 + b"\n", b"\n"]
     expected, got = compared(
