@@ -1,42 +1,19 @@
 """SSEParser, the package's parser, and the two I/O edges iter_events / aiter_events.
 
-:class:`~sse_course.layered.LayeredSSEParser` shows every step: each chunk
-travels through three stage objects. SSEParser reaches the same events by the
-road browsers take, and owns all of its state: the bytes it holds, the CR
-state, the stream offset, the room, the unfinished line, the event being
-built (docs/architecture.md). It holds no stage and hands nothing to one.
+How SSEParser works is told once, in its class docstring (the lessons show it).
 
-* CR and LF are ASCII and never occur inside a UTF-8 sequence, so line ends
-  are found on the bytes (``in``, ``rfind``: C-level). Bytes are held until
-  they may complete a blank line, the only line that dispatches an event (two
-  line ends in a row), or until they pass the room: a character takes at least
-  one byte, so while the held bytes fit what the limits leave, no line and no
-  event can pass its limit;
-* then the held lines are cut into blocks at blank lines on the bytes (CRLF
-  and CR made LF first, by two ``replace``), and each block is decoded once.
-  Decoding line by line gives the same text and the same U+FFFD as decoding the
-  stream: no invalid sequence crosses a line end. A block of one ``data: ``
-  line is one event; a run of ``data: `` lines is one value, joined by LF in one
-  ``replace``; any other line goes through the field rules one by one;
-* an unfinished line past its room is decoded as it comes onto the line's
-  text, which grows in place, so a long line is held once, as text; the room
-  grows with the text, so the text grows in few steps;
-* a line longer than LONG_LINE_BYTES is found by its line end and taken alone,
-  never searched for a blank line.
-
-The standard's rules are the functions the stages use (``split_field``,
-``parse_retry``, ``id_accepted``, ``data_size``, ``make_event``,
-``bom_length``, ``get_profile``, the errors' constructors): nothing here
-restates them.
-
-One difference from LayeredSSEParser, on purpose: in a profile where invalid
-UTF-8 is an error, DecodeError (the same error, with the same events in total)
-may come from a later feed than the one that brought the bad byte, at the
-latest the one that brings the next blank line, or ``close()``. Checking every
-held chunk as it comes cost up to twice the time on small reads of non-ASCII
-text. tests/test_fastpath.py proves, on every fixture, partition and generated
-stream, that otherwise both parsers give the same events and the same errors,
-feed by feed.
+The standard's rules are functions it shares with the stages that lessons 02-04
+build (``split_field``, ``parse_retry``, ``id_accepted``, ``data_size``,
+``make_event``, ``bom_length``, ``get_profile``, the limits and the errors), and
+``sse_course.feeding`` says which chunks a parser takes and until when. One part
+is written twice, on purpose: the dispatch on field names (``data``, ``event``,
+``id``, ``retry``, a comment), in ``EventAssembler.feed_line`` for the lessons and
+here in ``SSEParser._field_line`` (with the ``data: `` prefix also matched on the
+bytes, for runs of data lines). Here it writes this parser's own state, one call a
+line; shared, it would cost a call into another object for every field line.
+tests/test_fastpath.py compares both parsers feed by feed on every fixture,
+partition and generated stream, and shows that comparison rejecting a copy of
+SSEParser with any one field rule broken.
 """
 
 from __future__ import annotations
@@ -74,9 +51,9 @@ from .profiles import DEFAULT_PROFILE, get_profile
 #: The bytes that end a line, as ints (``in`` and indexing on bytes give ints).
 LF, CR = 10, 13
 
-#: The bytes of an unfinished line held before a look: past this many (or past
-#: what the line's limit leaves), they are decoded onto the line's text and the
-#: line's length is counted in characters.
+#: The most bytes of an unfinished line held undecoded: past this many (or past
+#: what the limits leave), they are decoded onto the line's text and the line's
+#: length is counted in characters.
 PIECE_BYTES = 64 * 1024
 
 #: A line longer than this is found by its line end (``find`` of one byte, which
@@ -87,16 +64,44 @@ LONG_LINE_BYTES = 4096
 
 
 class SSEParser(Generic[Item]):
-    """Sans-I/O Server-Sent Events parser: ``feed(chunk) -> list[Event]``, exact and fast.
+    """Sans-I/O Server-Sent Events parser: ``feed(chunk)`` returns the events the chunk
+    completes, exactly, however the stream is cut into chunks.
 
+    It keeps :class:`~sse_course.layered.LayeredSSEParser`'s contract feed by feed (the
+    same events from the same feed, the same errors carrying the same events, no input
+    taken after an error or ``close()``), with the one difference below. It gets there
+    another way: it works on the bytes first, and keeps all of its state itself.
     ``SSEParser[Event]``, or with ``comments=True`` ``SSEParser[Event | Comment]``:
     the type says whether ``feed`` and ``close`` may return ``Comment`` items.
 
-    The same contract as LayeredSSEParser, feed by feed: constructor, ``feed``,
-    ``close``, ``profile``, ``last_event_id``, ``retry`` (reading it changes
-    nothing), the errors with the events completed before them, refusal after
-    an error or ``close()``; but DecodeError may come by the next blank line
-    (see the module's docstring).
+    **What it holds.** The bytes that came since the last line it took, as they came;
+    for a long unfinished line, the text decoded so far; the event being built (its
+    data, type and ID); and what lasts across events: the last event ID and ``retry``.
+
+    **When it decodes.** CR and LF are bytes that never occur inside a UTF-8
+    character, so line ends are found on the bytes. A chunk that cannot complete a
+    blank line (no two line ends in a row, counting the held bytes' last) is only
+    added to the held bytes, unless it ends a line and is over 4 KiB, or ends a long
+    line, or comments are asked for. Otherwise the chunk is taken with the held
+    bytes up to its last line end, as one block: CR and CRLF become LF, the block is
+    cut at blank lines, and each part is decoded in one call. Whole lines decode to
+    the same text, and the same U+FFFD, as the stream would. An unfinished line whose
+    bytes pass what the limits leave, or 64 KiB, is decoded onto its text as it grows
+    and counted in characters, so a limit fails the feed that passes it.
+
+    **When it dispatches.** A part that is a single ``data:`` line is an event at once;
+    a run of ``data:`` lines is one value, joined by LF in one call; any other line
+    goes through the field rules one at a time; the blank line after a part
+    dispatches. Reading ``retry`` first takes the complete lines held, so every complete
+    line fed so far counts (in ``strict``, except the lines from an invalid byte on,
+    until its DecodeError comes); ``last_event_id`` changes only at a blank line, as the standard says.
+
+    **Why a DecodeError can come a feed later.** Held bytes are decoded only once a
+    blank line may be complete, so in the ``strict`` profile invalid UTF-8 is found,
+    and raised, by the feed that brings the next blank line at the latest, or by
+    ``close()``: the same error, and the same events in all, as LayeredSSEParser,
+    which raises it in the feed that brought the bad byte. Decoding every chunk as it
+    came would cost up to twice the time on small reads of non-ASCII text.
     """
 
     __slots__ = (
@@ -174,11 +179,11 @@ class SSEParser(Generic[Item]):
         self._long_line_text = ""  # a long unfinished line's text so far (its value if a data line)
         self._long_line_chars = 0  # the characters of the unfinished line in _long_line_text ("data: " counted)
         self._long_line_is_data = False  # _long_line_text is a data line's value
-        self._held_bytes = bytearray()  # the unfinished line's bytes not yet decoded
+        self._held_bytes = bytearray()  # the bytes since the last line taken, not yet decoded
         self._lines_held = False  # a chunk with a line end was held whole: complete lines may be held
         self._max_held_between_events = self._max_held = min(
             self._max_line_chars, self._max_event_chars, PIECE_BYTES
-        )  # held bytes allowed before a look
+        )  # held bytes allowed before they are decoded
         self._held_offset = 0  # the stream offset of the first held byte
         self._after_cr = False  # the last line end was a CR: an LF that starts the next chunk is its CRLF's
         self._bom_possible = True  # a BOM may still come
@@ -199,7 +204,9 @@ class SSEParser(Generic[Item]):
     @property
     def retry(self) -> int | None:
         """The reconnection time (ms) the stream asked for, if it did: the complete
-        lines held go through the field rules first, so it is never stale."""
+        lines held go through the field rules first, so every complete line fed so far
+        counts, except, where invalid UTF-8 is an error, the lines from a bad byte on
+        until the DecodeError comes (by the next blank line, or ``close()``)."""
         if self._lines_held and not self._lifecycle.spent:
             self._take_held_lines([], quiet=True)  # no blank line is held, so no event comes of it
         return self._retry
@@ -218,26 +225,37 @@ class SSEParser(Generic[Item]):
         chunk's work: the chunk is held unless it may complete a blank line (the
         only line that dispatches an event): two line ends in a row, on the bytes.
         """
-        if chunk.__class__ is not self._plain_chunk_type or len(chunk) > PIECE_BYTES:
+        if chunk.__class__ is not self._plain_chunk_type:
             return self._feed_carefully(chunk)
         held = self._held_bytes
         if LF in chunk or CR in chunk:  # ``in`` of an int: one memchr
+            if len(chunk) > LONG_LINE_BYTES:  # not searched for a blank line: it may hold a long line
+                return self._feed_in_pieces(chunk) if len(chunk) > PIECE_BYTES else self._take_complete_lines(chunk)
             if (
-                len(chunk) > LONG_LINE_BYTES  # not searched for a blank line: it may hold a long line
+                # a blank line that the held bytes' last line end and the chunk's first make
+                (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
                 or (  # an empty line inside the chunk (its first may only end the held line)
                     chunk.splitlines().count(b"") > (chunk[0] == LF or chunk[0] == CR)  # one pass, all three line ends
                     if CR in chunk
                     else chunk.find(b"\n\n") >= 0  # not ``in``: that first tries the bytes as an int, and fails slowly
                 )
-                or (chunk[0] in (LF, CR) and (not held or held[-1] == LF or held[-1] == chunk[0]))
                 or self._comments  # a comment is reported by the feed that ends its line
                 or self._long_line_chars  # a long line ends
             ):
                 return self._take_complete_lines(chunk)
             self._lines_held = True
+        if len(held) + len(chunk) > self._max_held:  # a huge chunk is never copied whole
+            return self._hold_past_max(chunk)
         held += chunk  # a bytearray: a long line fed a byte at a time stays linear
-        if len(held) <= self._max_held:
-            return []
+        return []
+
+    def _hold_past_max(self, chunk: bytes) -> list[Event | Comment]:
+        """The chunk takes the held bytes past what may be held: a huge one goes in
+        slices, so a limit fires before the rest is copied; otherwise the complete
+        lines held go through the field rules and the unfinished line is decoded."""
+        if len(chunk) > PIECE_BYTES:
+            return self._feed_in_pieces(chunk)
+        self._held_bytes += chunk
         events: list[Event | Comment] = []
         try:
             self._held_passed_max(events)
@@ -363,8 +381,8 @@ class SSEParser(Generic[Item]):
     # --- the unfinished line -------------------------------------------------------
 
     def _held_passed_max(self, events: list[Event | Comment]) -> None:
-        """The held bytes passed the room: the complete lines held go through the
-        field rules (they may pass a limit), and the unfinished line gets a look."""
+        """The held bytes passed what may be held: the complete lines held go through
+        the field rules (they may pass a limit), and the unfinished line is decoded."""
         self._take_held_lines(events)
         if len(self._held_bytes) > self._max_held:
             self._decode_unfinished_line()
@@ -390,9 +408,9 @@ class SSEParser(Generic[Item]):
         self._set_max_held()
 
     def _set_max_held(self) -> int:
-        """How many bytes may be held before a look: a character takes at least one
-        byte, so while they fit, no line and no event can pass its limit. A long
-        line's room grows with its text (an eighth of it), so the text grows in
+        """How many bytes may be held before they are decoded: a character takes at least
+        one byte, so while they fit, no line and no event can pass its limit. For a long
+        line it grows with the line's text (an eighth of it), so the text grows in
         steps of at least 1.125x: a few copies of the line in all, even where
         ``realloc`` copies each time, and at most an eighth more held beside it."""
         self._max_held = min(
@@ -446,9 +464,11 @@ class SSEParser(Generic[Item]):
     def _complete_lines(self, block: bytes | bytearray, events: list[Event | Comment]) -> None:
         """The lines of ``block``, which ends with a line end, onto ``events``: cut into
         blocks at blank lines on the bytes, each decoded once."""
-        if self._long_line_chars or len(block) > LONG_LINE_BYTES:
+        size = len(block)
+        if self._long_line_chars or size > LONG_LINE_BYTES:
             block = self._long_lines(block, events)
-        if len(block) > self._max_line_chars:  # a line may pass the limit: counted one by one
+            size = len(block)
+        if size > self._max_line_chars:  # a line may pass the limit: counted one by one
             return self._line_by_line(block, events, 0)
         normal = block if CR not in block else b"\n".join([*block.splitlines(), b""])  # one pass, not two ``replace``
         blocks = normal.split(b"\n\n")  # each: lines, then a blank line
@@ -475,7 +495,7 @@ class SSEParser(Generic[Item]):
                 self._take_block(rest[:-1], events)
         except UnicodeDecodeError:  # in the block ``done``, before it changed anything
             return self._line_by_line(block, events, sum(lines.count(b"\n") + 2 for lines in blocks[:done]))
-        self._held_offset += len(block)
+        self._held_offset += size
         self._max_held = self._set_max_held() if self._data_chars else self._max_held_between_events
 
     def _take_block(self, lines: bytes | bytearray, events: list[Event | Comment]) -> None:

@@ -37,7 +37,7 @@ from sse_course.classroom import harness
 from sse_course.classroom.checks import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
 from sse_course.decoding import Utf8Decoder
-from sse_course.events import Comment, EventAssembler
+from sse_course.events import Comment, EventAssembler, split_field
 from sse_course.layered import SLICE_BYTES
 from sse_course.lines import LineSplitter
 
@@ -180,6 +180,40 @@ def test_equality_check_catches_a_wrong_error_message() -> None:
                 raise late from None
 
     assert first_difference(OffByOneOffset, FIXTURES, "strict") is not None
+
+
+class BreaksOneFieldRule(SSEParser):
+    """SSEParser with one rule of its own copy of the field dispatch broken (``rule``):
+    the copy that ``EventAssembler.feed_line`` holds too, written twice on purpose."""
+
+    rule = ""
+
+    def _field_line(self, line: str, events: list[Event | Comment]) -> None:
+        name, value = split_field(line)
+        if self.rule == "event ignored" and name == "event":
+            self._in_block = True
+        elif self.rule == "id with NUL taken" and name == "id":
+            self._in_block, self._id_buffer = True, value
+        elif self.rule == "retry ignored" and name == "retry":
+            self._in_block = True
+        elif self.rule == "field names not case-sensitive" and name.lower() in ("data", "event", "id", "retry"):
+            super()._field_line(name.lower() + line[len(name) :], events)
+        elif self.rule == "a comment is a field" and line.startswith(":"):
+            self._in_block = True
+        else:
+            super()._field_line(line, events)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["event ignored", "id with NUL taken", "retry ignored", "field names not case-sensitive", "a comment is a field"],
+)
+def test_the_comparison_covers_each_rule_of_the_field_dispatch_written_twice(rule: str) -> None:
+    """SSEParser applies the field rules to its own state (a call cheaper per line than
+    a shared function that reaches another object's): the comparison with
+    LayeredSSEParser, whose assembler holds the lesson's copy, rejects each broken rule."""
+    mutant = type(rule, (BreaksOneFieldRule,), {"rule": rule})
+    assert first_difference(mutant, FIXTURES, "strict") is not None
 
 
 # --- generated streams ---------------------------------------------------------
@@ -684,7 +718,7 @@ def test_events_are_ordinary_events() -> None:
 #: ``data: ``'s six), a 37-byte read, around 512 (a slice of a long line in many
 #: reads), around LONG_LINE_BYTES (4 KiB: a chunk past it is cut at once, a first
 #: line past it is taken alone), around PIECE_BYTES (64 KiB: a chunk past it is fed
-#: in slices, held bytes past it get a look), and past it.
+#: in slices, held bytes past it are decoded), and past it.
 SIZES = [1, 3, 6, 37, 511, 512, 513, 600, LONG - 1, LONG, LONG + 1, PIECE - 1, PIECE, PIECE + 1]
 MORE_SIZES = st.lists(pick(*SIZES), max_size=2)
 
@@ -840,8 +874,8 @@ def test_issue_10_retry_of_thousands_of_digits_is_ignored(parser_class: type, pr
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-def test_the_room_after_a_cut_counts_the_data_its_last_lines_added(profile: str) -> None:
-    """A cut that ends with data lines, not a blank line, leaves less room: the next
+def test_what_may_be_held_after_a_cut_counts_the_data_its_last_lines_added(profile: str) -> None:
+    """A cut that ends with data lines, not a blank line, leaves fewer bytes that may be held: the next
     data line passes the event limit in its own feed, as in LayeredSSEParser."""
     chunks = [b"data: x\n\ndata: " + b"0" * 20 + b"\n", b"data: " + b"1" * 20 + b"\n", b"\n"]
     expected, got = compared(
