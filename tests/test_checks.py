@@ -28,8 +28,9 @@ from mutants import (
 
 from sse_course import SSEParser
 from sse_course.classroom import checks, tasks
+from sse_course.classroom.checking.shrink import on_boundary, without_range
 from sse_course.classroom.fixtures import get_fixture
-from sse_course.classroom.harness import find_failure, on_boundary, without_range
+from sse_course.classroom.harness import find_failure
 from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
 from sse_course.decoding import Utf8Decoder
 from sse_course.events import EventAssembler

@@ -21,7 +21,6 @@ from sse_course.classroom.resume import (
     DroppingServer,
     KeptConnecting,
     Reply,
-    ResumeExplorer,
     Sleeps,
     check_follow,
     event_problems,
@@ -30,6 +29,7 @@ from sse_course.classroom.resume import (
     render_resume,
     try_follow,
 )
+from sse_course.classroom.resume_explorer import ResumeExplorer
 
 ROOT = Path(__file__).resolve().parent.parent
 END_OF = {number: len(b"".join(BLOCKS[:number])) for number in range(len(BLOCKS) + 1)}

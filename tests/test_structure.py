@@ -71,7 +71,7 @@ def foreign_writes(source: str) -> list[str]:
 THEIR_API = {
     # ipywidgets: a widget's trait (here an HTML widget's ``value``) is set by assigning it.
     "classroom/ask.py": {"self.feedback.value"},
-    "classroom/resume.py": {"self.view.value"},
+    "classroom/resume_explorer.py": {"self.view.value"},
     "classroom/widgets.py": {"self.view.value"},
     # nbclient: the time a cell may take is the client's ``timeout`` trait, read by execute_cell().
     "classroom/progress.py": {"client.timeout"},

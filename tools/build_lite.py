@@ -46,9 +46,9 @@ from pathlib import Path
 from course import load as load_course  # tools/course.py: course.toml, read and checked
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    pass
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "build" / "book" / "lite"
@@ -184,9 +184,19 @@ def fetch_wheels(folder: Path, pins: dict[str, str]) -> dict[str, Path]:
     return {name: wheel for name, wheel in wheels.items() if wheel is not None}
 
 
+def package_version(root: Path) -> str:
+    """``sse_course.__version__``, the version's one source (pyproject.toml reads it too), read without importing."""
+    found = re.search(
+        r'^__version__ = "([^"]+)"', (root / "sse_course" / "__init__.py").read_text(encoding="utf-8"), re.M
+    )
+    if found is None:
+        raise LiteError("sse_course/__init__.py sets no __version__")
+    return found.group(1)
+
+
 def course_wheel(root: Path, folder: Path) -> Path:
     """``sse_course`` (its modules and data files) as a wheel, written from the working tree."""
-    version = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    version = package_version(root)
     dist_info = f"sse_course-{version}.dist-info"
     files = {
         path.relative_to(root).as_posix(): path.read_bytes()

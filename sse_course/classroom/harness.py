@@ -281,20 +281,6 @@ def reference_outcome(raw: bytes, profile: str, options: dict[str, Any]) -> Expe
     return Expected(tuple(outcome.events), outcome.error)
 
 
-def on_boundary(raw: bytes, position: int) -> bool:
-    """Is ``position`` between characters? Shrinking never cuts one in half,
-    or the smaller example would show a different (decoding) problem."""
-    return position >= len(raw) or not 0x80 <= raw[position] < 0xC0
-
-
-def without_range(raw: bytes, cuts: Partition, start: int, size: int) -> tuple[bytes, Partition]:
-    """``raw`` with ``raw[start:start+size]`` deleted, and the cuts moved with the bytes."""
-    end = min(start + size, len(raw))
-    shorter = raw[:start] + raw[end:]
-    moved = tuple(c if c <= start else max(start, c - (end - start)) for c in cuts)
-    return shorter, (tuple(c for c in moved if 0 < c < len(shorter)) if shorter else ())
-
-
 def _kind(expected: Expected, got: Outcome) -> tuple:
     """Which errors were expected and raised: a shorter input must keep the
     failure of the same kind, or shrinking drifts to a different bug."""

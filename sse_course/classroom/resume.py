@@ -489,13 +489,3 @@ def try_follow(follow: Follow, drop_at: int, blocks: Sequence[bytes] = BLOCKS) -
         print(f"raised {type(outcome.raised).__name__}: {outcome.raised}")
     else:
         print("events:            ", ", ".join(map(short, outcome.events)) or "(none)")
-
-
-def __getattr__(name: str) -> Any:
-    """``ResumeExplorer`` (lesson 10's widget) lives with ipywidgets, imported only when it is asked for:
-    the check must import without them."""
-    if name == "ResumeExplorer":
-        from .resume_explorer import ResumeExplorer
-
-        return ResumeExplorer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

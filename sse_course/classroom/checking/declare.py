@@ -13,7 +13,7 @@ import functools
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ...profiles import PROFILES
@@ -163,8 +163,7 @@ class StreamCheck:
                         )
             except CheckFailed as err:
                 if swapped:
-                    err.verdict = replace(err.verdict, message=f"{err.verdict.message}\n{stood_in(swapped)}")
-                    err.args = (err.verdict.message,)
+                    err.amend(stood_in(swapped))
                 raise
         verified = self.says(fixtures, count) if self.says is not None else self._says(fixtures, count)
         return verified + (f" ({stood_in(swapped)})" if swapped else "")
@@ -293,8 +292,7 @@ def stand_in(reference: Callable[..., Any], name: str) -> Callable[..., Any]:
     part while another part is checked, and is not the reference a NOT YOURS rule refuses."""
     code = reference.__code__.replace(co_name=name)  # type: ignore[attr-defined]
     copy = types.FunctionType(code, reference.__globals__, name, reference.__defaults__, reference.__closure__)  # type: ignore[attr-defined]
-    copy.__doc__ = reference.__doc__
-    return copy
+    return functools.update_wrapper(copy, reference, assigned=("__doc__",), updated=())
 
 
 def stream_details(fixture: Fixture, profile: str, raw: bytes, cuts: Partition, expected: Trace, got: Trace) -> str:

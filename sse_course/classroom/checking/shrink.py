@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..harness import Partition, on_boundary, without_range
 from .compare import Difference
+
+Partition = tuple[int, ...]
 
 Fails = Callable[[bytes, Partition], "Difference | None"]
 
@@ -62,3 +63,17 @@ def fewer_cuts(fails: Fails, raw: bytes, cuts: Partition, found: Difference) -> 
         else:
             cuts, found = trial, smaller
     return cuts, found
+
+
+def on_boundary(raw: bytes, position: int) -> bool:
+    """Is ``position`` between characters? Shrinking never cuts one in half,
+    or the smaller example would show a different (decoding) problem."""
+    return position >= len(raw) or not 0x80 <= raw[position] < 0xC0
+
+
+def without_range(raw: bytes, cuts: Partition, start: int, size: int) -> tuple[bytes, Partition]:
+    """``raw`` with ``raw[start:start+size]`` deleted, and the cuts moved with the bytes."""
+    end = min(start + size, len(raw))
+    shorter = raw[:start] + raw[end:]
+    moved = tuple(c if c <= start else max(start, c - (end - start)) for c in cuts)
+    return shorter, (tuple(c for c in moved if 0 < c < len(shorter)) if shorter else ())

@@ -99,6 +99,11 @@ class CheckFailed(AssertionError):
         self.found = found  # the comparator's Difference, for tests (kept fixed while shrinking)
         self.recheck = recheck  # fails(raw, cuts): re-runs the learner's code on another split
 
+    def amend(self, sentence: str) -> None:
+        """Add ``sentence`` to the message (what the check did that the learner should know)."""
+        self.verdict = replace(self.verdict, message=f"{self.verdict.message}\n{sentence}")
+        self.args = (self.verdict.message,)
+
     def name_check(self, check: str) -> None:
         """Say which check failed (the engine raises before it knows the check's name)."""
         self.verdict = replace(self.verdict, check=check)
