@@ -436,7 +436,8 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: by
     """Drop the first connection at every byte offset; the loop must deliver what the
     standard's client delivers (every event once and in order, the heartbeat that
     opens each connection with the resumed ID), send the right ``Last-Event-ID``,
-    wait the reconnection time, and stop on 204. Fails at the smallest drop point
+    wait the reconnection time, and stop on 204 and on any answer that is not a 200
+    event stream. Fails at the smallest drop point
     that shows a bug, its first problem as the headline."""
     offsets = range(len(heartbeat + b"".join(blocks)) + 1)
     watch = Watch(FOLLOW_NOT_YOURS)
