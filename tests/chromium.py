@@ -56,3 +56,28 @@ def launched_browser() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+#: The explorer's rendered view: its output without slider controls and readouts,
+#: so that a moved slider's own number cannot pass for a changed view.
+VIEW_TEXT = """(output) => {
+    const copy = output.cloneNode(true);
+    copy.querySelectorAll('.widget-slider, .widget-readout, .widget-label').forEach(e => e.remove());
+    return copy.innerHTML;
+}"""
+
+
+def move_slider(page, cell, react_seconds: float) -> None:
+    """The first slider of the explorer is visible; ArrowRight changes the rendered view."""
+    output = cell.locator(".jp-OutputArea").first
+    handle = output.locator('.widget-slider [role="slider"], .widget-slider input[type="range"]').first
+    handle.scroll_into_view_if_needed(timeout=react_seconds * MS)
+    assert handle.is_visible(), "the explorer's slider is not visible"
+    before = output.evaluate(VIEW_TEXT)
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        f"([output, before]) => ({VIEW_TEXT})(output) !== before",
+        arg=[output.element_handle(), before],
+        timeout=react_seconds * MS,
+    )

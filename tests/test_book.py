@@ -71,6 +71,13 @@ RENDERED = """() => ({
 #: The search page's verdict once it has finished, and the pages it lists.
 SEARCH_DONE = "() => /^(Search finished|Your search did not match)/.test(document.querySelector('.search-summary')?.innerText ?? '')"  # noqa: E501
 SEARCH_RESULTS = "() => [...document.querySelectorAll('#search-results a[href]')].map(a => a.href)"
+#: Each result's snippet (Sphinx fetches the page and fills it in after the result shows).
+SEARCH_SNIPPETS = "() => [...document.querySelectorAll('#search-results li p.context')].map(p => p.innerText)"
+SEARCH_SNIPPETS_DONE = (
+    "() => [...document.querySelectorAll('#search-results li')].every(li => li.querySelector('p.context'))"
+)
+#: Text of the themes' buttons that must not stand in a search snippet.
+BUTTON_TEXT = "System Settings"
 
 
 @dataclass
@@ -257,11 +264,13 @@ class Tab:
             if height < 20:
                 report.add(path, f"explorer {number} is shown as nothing")
 
-    def search(self, term: str) -> list[str]:
-        """The pages the book's own search page lists for ``term`` (book paths)."""
+    def search(self, term: str) -> tuple[list[str], list[str]]:
+        """The pages the book's own search page lists for ``term`` (book paths), and their snippets."""
         self.page.goto(f"{self.base}search.html?q={quote(term)}", wait_until="load")
         self.page.wait_for_function(SEARCH_DONE)
-        return [urldefrag(href)[0][len(self.base) :] for href in self.page.evaluate(SEARCH_RESULTS)]
+        self.page.wait_for_function(SEARCH_SNIPPETS_DONE)
+        found = [urldefrag(href)[0][len(self.base) :] for href in self.page.evaluate(SEARCH_RESULTS)]
+        return found, self.page.evaluate(SEARCH_SNIPPETS)
 
 
 def local_target(href: str, base: str) -> tuple[str, str] | None:
@@ -281,6 +290,8 @@ def check_page(report: Report, folder: Path, page: Page, pages: dict[str, Page])
         if local is None:
             continue  # an outside link (the standard, httpx's site): not the book's to check
         name, fragment = local
+        if name.startswith(f"{build_book.LITE}/") and not (folder / build_book.LITE).is_dir():
+            continue  # the site that runs the notebooks, built apart (tests/test_lite.py follows these links)
         if name not in pages and not (folder / name).is_file():
             report.add(path, f"broken link: {href[len(BOOK) :]} (no such page)")
         elif fragment and name in pages and not {fragment, unquote(fragment)} & pages[name].ids:
@@ -353,8 +364,12 @@ def check_site(
             tab.inspect(path, report)
         if search:
             term, page = search
-            if page not in tab.search(term):
+            found, snippets = tab.search(term)
+            if page not in found:
                 report.add("search.html", f"searching {term!r} does not list {page}")
+            for snippet in snippets:
+                if BUTTON_TEXT in snippet or not snippet.strip():
+                    report.add("search.html", f"a snippet shows no text of its page: {snippet[:120]!r}")
     finally:
         tab.context.close()
         server.shutdown()
@@ -379,7 +394,7 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], Path]:
 
 def book_pages() -> set[str]:
     """The pages the manifest and docs/ promise, as built paths."""
-    pages = {"index.html", "search.html", "README.html"}
+    pages = {"index.html", "search.html", Path(build_book.KEY_POINTS).with_suffix(".html").as_posix()}
     pages |= {f"docs/{path.stem}.html" for path in (ROOT / "docs").glob("*.md")}
     for lesson in course.load(ROOT).lessons:
         pages |= {str(Path(path).with_suffix(".html")) for path in build_book.twins(lesson).values()}
@@ -404,8 +419,12 @@ def test_every_page_of_the_book_has_no_broken_link_and_each_kind_renders_with_no
     report, pages, opened = check_site(browser, out, search=(SEARCH_TERM, SEARCH_PAGE))
     assert report.lines() == []
     assert set(pages) == book_pages()
-    sidebar = {local[0] for local in pages["index.html"].sidebar}
-    assert sidebar == book_pages() - {"search.html"}
+    sidebar = [local[0] for local in pages["index.html"].sidebar if local]
+    assert set(sidebar) == book_pages() - {"search.html"}
+    order = [page for lesson in course.load(ROOT).lessons for page in (lesson.notebook, lesson.exercise) if page]
+    assert sidebar[1 : len(order) + 1] == [str(Path(page).with_suffix(".html")) for page in order], (
+        "each lesson, then its exercise"
+    )
     print(f"{len(opened)} of {len(pages)} pages opened in the browser: {opened}")
     explorers = sum(len(page.explorers) for page in pages.values())
     assert explorers == sum(explorer_count(folder) for folder in ("notebooks", "exercises", "solutions")) > 0
@@ -439,6 +458,27 @@ def test_a_solution_page_is_marked_titled_apart_and_links_its_lesson_and_exercis
     assert f'href="../{Path(lesson.exercise).with_suffix(".html")}"' in body
 
 
+#: A marker line as the highlighter draws it: a comment token that starts the line.
+SHOWN_MARKER = re.compile(r'<span class="c1">(# NBVAL_\w+|### (BEGIN|END) SOLUTION)')
+
+
+def test_every_notebook_page_links_its_run_in_the_browser_and_its_download_and_shows_no_marker(
+    book: tuple[list[str], Path],
+) -> None:
+    _, out = book
+    sources = ""
+    for lesson in course.load(ROOT).lessons:
+        for path in build_book.twins(lesson).values():
+            body = (out / path).with_suffix(".html").read_text(encoding="utf-8")
+            depth = "../" * path.count("/")
+            assert f'class="run-in-browser" href="{depth}lite/notebooks/index.html?path={path}"' in body, path
+            assert f'class="download-notebook" href="{Path(path).name}" download' in body, path
+            assert (out / path).read_bytes() == (ROOT / path).read_bytes()
+            assert not SHOWN_MARKER.search(body), (path, SHOWN_MARKER.search(body))
+            sources += (ROOT / path).read_text(encoding="utf-8")
+    assert "# NBVAL_IGNORE_OUTPUT" in sources and "### BEGIN SOLUTION" in sources  # there were markers to drop
+
+
 # --- the builder's pieces, without a browser ------------------------------------------
 
 STATE = {
@@ -464,7 +504,7 @@ def test_a_widget_is_drawn_from_its_stored_state_with_where_to_move_it() -> None
     assert list(drawn) == ["text/html"]
     assert '<div class="explorer-view"><div class="split">drawn</div></div>' in drawn["text/html"]
     assert "cut 1: <b>4</b> (from 1 to 12)" in drawn["text/html"]
-    assert "Open <code>notebooks/00-welcome.ipynb</code> in JupyterLab" in drawn["text/html"]
+    assert "open <code>notebooks/00-welcome.ipynb</code> in JupyterLab" in drawn["text/html"]
     assert "widgets" not in notebook.metadata  # so no widget manager script is asked for
 
 
@@ -474,6 +514,15 @@ def test_an_output_widget_is_drawn_from_what_it_captured() -> None:
         {"output_type": "stream", "name": "stdout", "text": "a < b\n"},
     ]}}}  # fmt: skip
     assert build_book.static_widget("out", models) == "<b>view</b><pre>a &lt; b\n</pre>"
+
+
+def test_marker_lines_are_dropped_from_code_and_nothing_else() -> None:
+    code = "def f():\n    ### BEGIN SOLUTION\n    return 1  # NBVAL_ here is text\n    ### END SOLUTION"
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(1)"), nbformat.v4.new_code_cell(code)]
+    )
+    build_book.strip_markers(notebook)
+    assert [cell.source for cell in notebook.cells] == ["print(1)", "def f():\n    return 1  # NBVAL_ here is text"]
 
 
 def test_a_widget_without_stored_state_is_drawn_as_nothing_for_the_check_to_catch() -> None:
@@ -491,7 +540,8 @@ SIDEBAR = '<nav class="bd-docs-nav"><a href="good.html">good</a></nav>'
 GOOD = f'<main><h1 id="top">Fine</h1><a href="good.html#top">here</a></main>{SIDEBAR}'
 SEARCH_PAGE_BODY = (
     f'<main>search{SIDEBAR}<div id="search-results"><p class="search-summary">Search finished, found one page'
-    '</p><a href="good.html">good</a></div></main>'
+    '</p><ul><li><a href="good.html">good</a><p class="context">... System Settings Light Dark ...</p></li></ul>'
+    "</div></main>"
 ).replace('href="', f'href="{PART}/')
 BROKEN_PAGES = {
     "good.html": GOOD,
@@ -534,6 +584,7 @@ EXPECTED = {
     "same-title-1.html": "title shared with another page: 'Exercise 01'",
     "same-title-2.html": "title shared with another page: 'Exercise 01'",
     "search.html": f"searching 'needle' does not list {PART}/heavy.html",
+    "search.html#snippet": "a snippet shows no text of its page: '... System Settings",
 }
 
 
@@ -551,9 +602,123 @@ def test_the_checker_flags_each_kind_of_broken_page(browser: Any, tmp_path: Path
     report, pages, opened = check_site(browser, tmp_path, search=("needle", f"{PART}/heavy.html"))
     assert f"{PART}/good.html" not in report.problems
     for name, expected in EXPECTED.items():
-        path = name if name == "search.html" else f"{PART}/{name}"
+        path = name.partition("#")[0] if name.startswith("search.html") else f"{PART}/{name}"
         assert any(problem.startswith(expected) for problem in report.problems.get(path, [])), (
             path,
             json.dumps(report.problems, indent=1),
         )
     assert f"{PART}/bad-page-link.html" not in opened, "a page of a kind already opened is read, not opened"
+
+
+# --- a phone, and dark mode -------------------------------------------------------------
+
+PHONE = {"width": 390, "height": 844}
+#: The theme's navigation: each kind of toggle button, and the dialog it must open.
+NAVIGATION = {"primary-toggle": "pst-primary-sidebar-modal", "secondary-toggle": "pst-secondary-sidebar-modal"}
+#: The lowest contrast ratio (WCAG's) of any text shown in a rich output (an explorer's drawing,
+#: a table), each element's colour against the first background behind it.
+LOWEST_CONTRAST = """() => {
+    const channels = (css) => (css.match(/[\\d.]+/g) || []).map(Number);
+    const luminance = ([r, g, b]) => [r, g, b].map(c => c / 255)
+        .map(c => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+        .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+    const behind = (element) => {
+        for (; element; element = element.parentElement) {
+            const colour = channels(getComputedStyle(element).backgroundColor);
+            if (colour.length === 3 || colour[3] > 0) return colour.slice(0, 3);
+        }
+        return [255, 255, 255];
+    };
+    let lowest = 21;
+    for (const element of document.querySelectorAll('.cell_output .text_html, .cell_output .text_html *')) {
+        const text = [...element.childNodes].some(node => node.nodeType === Node.TEXT_NODE && node.textContent.trim());
+        if (!text || !element.getClientRects().length) continue;
+        const [a, b] = [channels(getComputedStyle(element).color).slice(0, 3), behind(element)].map(luminance);
+        lowest = Math.min(lowest, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05));
+    }
+    return lowest;
+}"""
+MIN_CONTRAST = 4.5  # WCAG AA for text
+NAVIGATION_PAGE = "notebooks/02-bytes-to-text.html"
+
+
+def without(asset: str) -> Any:
+    """A route handler serving a page without the link or script that loads ``asset``."""
+
+    def serve(route: Any) -> None:
+        body = route.fetch().text()
+        route.fulfill(body=re.sub(rf"<[^>]*{re.escape(asset)}[^>]*>(</script>)?", "", body), content_type="text/html")
+
+    return serve
+
+
+def navigation_opened(
+    browser: Any, base: str, path: str, kinds: tuple[str, ...] = tuple(NAVIGATION), broken: str | None = None
+) -> dict[str, int]:
+    """At a phone's width: for each kind of toggle button, the links in the dialog a tap on it opens."""
+    context = browser.new_context(
+        viewport=PHONE, proxy={"server": f"http://127.0.0.1:{closed_port()}", "bypass": "127.0.0.1"}
+    )
+    page = context.new_page()
+    if broken:
+        page.route(base + path, without(broken))
+    try:
+        page.goto(base + path, wait_until="load")
+        opened = {}
+        for kind in kinds:
+            page.locator(f".{kind}:visible").first.click()
+            links = page.locator(f"#{NAVIGATION[kind]}[open] a[href]")
+            try:
+                links.first.wait_for(timeout=MS)
+            except Exception:  # playwright's TimeoutError: the dialog did not open
+                pass
+            opened[kind] = links.count()
+            page.keyboard.press("Escape")
+        return opened
+    finally:
+        context.close()
+
+
+def lowest_contrast(browser: Any, base: str, path: str, broken: str | None = None) -> dict[str, float]:
+    """The page's lowest contrast in rich outputs, in light mode and then in dark mode (the theme
+    follows the system's scheme)."""
+    context = browser.new_context(proxy={"server": f"http://127.0.0.1:{closed_port()}", "bypass": "127.0.0.1"})
+    page = context.new_page()
+    if broken:
+        page.route(base + path, without(broken))
+    try:
+        page.emulate_media(color_scheme="light")
+        page.goto(base + path, wait_until="load")
+        found = {"light": page.evaluate(LOWEST_CONTRAST)}
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
+        return found | {"dark": page.evaluate(LOWEST_CONTRAST)}
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def served_book(book: tuple[list[str], Path]) -> Iterator[str]:
+    server, base = serve(book[1])
+    try:
+        yield base
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_on_a_phone_both_navigation_buttons_open_their_menu(browser: Any, served_book: str) -> None:
+    opened = navigation_opened(browser, served_book, NAVIGATION_PAGE)
+    assert all(opened.values()), opened
+    assert navigation_opened(browser, served_book, NAVIGATION_PAGE, ("primary-toggle",), broken="course.js") == {
+        "primary-toggle": 0
+    }
+
+
+def test_in_dark_mode_the_explorers_text_keeps_its_contrast(browser: Any, served_book: str) -> None:
+    """As readable as in light mode (whose lowest, small grey byte numbers on the darkest role
+    colour, is the drawing's own), or better than WCAG's floor for text."""
+    contrast = lowest_contrast(browser, served_book, NAVIGATION_PAGE)
+    floor = min(contrast["light"], MIN_CONTRAST) - 0.01
+    assert contrast["dark"] >= floor, contrast
+    assert lowest_contrast(browser, served_book, NAVIGATION_PAGE, broken="course.css")["dark"] < floor

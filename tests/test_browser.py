@@ -37,7 +37,7 @@ from typing import Any
 import chromium
 import httpx
 import pytest
-from chromium import MS, launched_browser, require_browser
+from chromium import MS, launched_browser, move_slider, require_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -289,31 +289,6 @@ def output_errors(notebook, settle_seconds: float) -> list[str]:
         found.append(f"widget error: {error_view.inner_text()[:300]}")
     stderr = notebook.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
     return loading + found + [f"stderr/traceback: {text[:300]}" for text in stderr.all_inner_texts()]
-
-
-#: The explorer's rendered view: its output without slider controls and readouts,
-#: so that a moved slider's own number cannot pass for a changed view.
-VIEW_TEXT = """(output) => {
-    const copy = output.cloneNode(true);
-    copy.querySelectorAll('.widget-slider, .widget-readout, .widget-label').forEach(e => e.remove());
-    return copy.innerHTML;
-}"""
-
-
-def move_slider(page, cell, react_seconds: float) -> None:
-    """The first slider of the explorer is visible; ArrowRight changes the rendered view."""
-    output = cell.locator(".jp-OutputArea").first
-    handle = output.locator('.widget-slider [role="slider"], .widget-slider input[type="range"]').first
-    handle.scroll_into_view_if_needed(timeout=REACT_SECONDS * MS)
-    assert handle.is_visible(), "the explorer's slider is not visible"
-    before = output.evaluate(VIEW_TEXT)
-    handle.focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        f"([output, before]) => ({VIEW_TEXT})(output) !== before",
-        arg=[output.element_handle(), before],
-        timeout=react_seconds * MS,
-    )
 
 
 def check_notebook(

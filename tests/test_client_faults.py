@@ -1011,7 +1011,10 @@ BAD_ARGUMENTS = [
 ]
 
 
-@pytest.mark.parametrize("options,error", BAD_ARGUMENTS, ids=[repr(options) for options, _ in BAD_ARGUMENTS])
+# ids without object addresses, so that every xdist worker collects the same tests
+@pytest.mark.parametrize(
+    "options,error", BAD_ARGUMENTS, ids=[re.sub(r" at 0x[0-9a-f]+", "", repr(options)) for options, _ in BAD_ARGUMENTS]
+)
 @pytest.mark.parametrize("mode", MODES)
 def test_bad_arguments_fail_at_construction(mode: str, options: dict[str, Any], error: type) -> None:
     client = EventSourceClient if mode == "sync" else AsyncEventSourceClient

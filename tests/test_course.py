@@ -330,3 +330,22 @@ def test_a_plan_that_cannot_work_is_reported(changes: dict, message: str) -> Non
 def test_a_plan_item_that_names_nothing_is_refused() -> None:
     with pytest.raises(course.ManifestError, match="'exercise 00' names no lesson or exercise"):
         course.schedule(SMALL, workshop(plan=("lesson 00", "exercise 00")))
+
+
+def test_the_schedule_and_the_notes_name_the_same_cuts_and_what_comes_next(
+    repo: Path, check: Callable[[Path], Checked]
+) -> None:
+    """Both come from course.toml's plans: a cut moved in the manifest moves in both pages,
+    and a hand edit of the notes' plan line fails the check."""
+    notes, schedule = repo / course.NOTES, repo / course.SCHEDULE
+    assert "Full day: taught; its exercise in the room, cut second when running late." in notes.read_text()
+    assert "exercise 07 (25 min)" in schedule.read_text()
+    assert "After the half day, lessons 06, 07, 08, 09 and 10 come next." in notes.read_text()
+    edit(repo / "course.toml", 'cut_first = ["lesson 06", "exercise 07", "lesson 01"]', 'cut_first = ["lesson 06"]')
+    assert course.write(repo) == [course.NOTES, course.SCHEDULE]
+    assert "Full day: taught; its exercise in the room." in notes.read_text()
+    assert "exercise 07 (25 min)" not in schedule.read_text()
+    head, section = notes.read_text().split("## 07 · ")
+    notes.write_text(head + "## 07 · " + section.replace("its exercise in the room.", "its exercise cut first.", 1))
+    result = check(repo)
+    assert result.returncode == 1 and f"{course.NOTES} differs from course.toml" in result.stderr

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,16 +75,16 @@ def test_the_doctor_names_ipywidgets_missing_and_sse_course_not_installed(tmp_pa
     assert result.returncode == 1, result.stdout + result.stderr
     failures = [line for line in result.stdout.splitlines() if line.startswith("[FAIL]")]
     assert failures == [
-        "[FAIL] ipywidgets does not import (the explorers): run `pip install -r requirements.txt` "
+        "[FAIL] ipywidgets does not import (the explorers): run `pip install -r requirements-learners.txt` "
         "in the course's virtual environment",
         "[FAIL] ipywidgets or jupyterlab_widgets is missing, so explorers cannot show: run "
-        "`pip install -r requirements.txt` in the course's virtual environment",
+        "`pip install -r requirements-learners.txt` in the course's virtual environment",
         f"[FAIL] sse_course imports here only because this folder ({ROOT}) holds it; a kernel started anywhere "
         "else cannot import it (ModuleNotFoundError: No module named 'sse_course'), and JupyterLab starts each "
-        f"in its notebook's folder: install it, with `pip install -r requirements.txt` (or `pip install -e .`) "
-        f"in {ROOT}, using the kernel's Python ({sys.executable})",
+        "in its notebook's folder: install it, with `pip install -r requirements-learners.txt` "
+        f"(or `pip install -e .`) in {ROOT}, using the kernel's Python ({sys.executable})",
         f"[FAIL] ipywidgets does not import in the kernel (ModuleNotFoundError: No module named 'ipywidgets'): "
-        f"run `pip install -r requirements.txt` in the course's virtual environment, with the kernel's Python "
+        f"run `pip install -r requirements-learners.txt` in the course's virtual environment, with the kernel's Python "
         f"({sys.executable})",
     ]
     assert "[ ok ] the python3 kernel starts" in result.stdout  # the rest still passes: the lines are specific
@@ -161,16 +164,25 @@ def jupyter_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+ENABLE = re.compile(r"`jupyter labextension enable --level=(\w+) (\S+)`")
+
+
 @pytest.mark.parametrize("entry", [EXTENSION, f"{EXTENSION}:plugin"])
 def test_a_disabled_widgets_extension_fails_with_the_command_that_enables_it(jupyter_dirs: Path, entry: str) -> None:
-    from jupyterlab_server.config import write_page_config  # what `jupyter labextension disable|enable` call
+    """The advice is carried out as ``jupyter labextension enable`` carries it out (the
+    function it calls), and the extension is then enabled: for a disabled plugin, enabling
+    the extension's name would leave the plugin disabled."""
+    from jupyterlab.commands import enable_extension
+    from jupyterlab_server.config import write_page_config  # what `jupyter labextension disable` calls
 
     assert doctor.check_widgets_extension().status == "ok"
     write_page_config({"disabledExtensions": {entry: True}}, level="user")  # `disable --level=user`
     line = doctor.check_widgets_extension()
     assert line.status == "FAIL" and "installed but disabled (user configuration)" in line.text
-    assert f"run `jupyter labextension enable --level=user {EXTENSION}`, then restart JupyterLab" in line.text
-    write_page_config({"disabledExtensions": {entry: False}}, level="user")  # `enable --level=user`
+    advised = ENABLE.findall(line.text)
+    assert advised == [("user", entry)], line.text
+    for level, name in advised:
+        enable_extension(name, level=level)
     assert doctor.check_widgets_extension().status == "ok"
 
 
@@ -220,3 +232,32 @@ def test_importing_nbformat_builds_no_grammar() -> None:
     assert result.stdout.strip() == "False", (
         "jsonschema's format checker imports rfc3987_syntax: pip install 'jsonschema<4.25'"
     )
+
+
+def test_no_loopback_is_found_first_and_fast_and_named_as_the_cause(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a network namespace whose loopback is down (``unshare --net``): binding 127.0.0.1
+    fails. The doctor says so on its first line, within a second, and does not start a kernel
+    (Jupyter would wait a minute for it, then blame the install)."""
+
+    def unreachable(*args: object) -> None:
+        raise OSError(101, "Network is unreachable")
+
+    monkeypatch.setattr(socket.socket, "bind", unreachable)
+    monkeypatch.setattr(doctor, "kernel_lines", lambda: pytest.fail("a kernel was started"))
+    started = time.monotonic()
+    lines = doctor.lines()
+    first = next(lines)
+    assert time.monotonic() - started < 1
+    found = [first, *lines]
+    assert found[0].status == "FAIL" and found[0].text.startswith("loopback (127.0.0.1) does not work here")
+    kernel = [line for line in found if "kernel was not started" in line.text]
+    assert kernel and kernel[0].status == "FAIL" and "fix loopback first" in kernel[0].text
+
+
+def test_a_loopback_that_never_answers_is_given_up_on_in_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    def silent(*args: object, **kwargs: object) -> None:
+        raise TimeoutError("timed out")  # what create_connection raises after its timeout
+
+    monkeypatch.setattr(doctor.socket, "create_connection", silent)
+    line = doctor.check_loopback()
+    assert line.status == "FAIL" and "timed out" in line.text and doctor.LOOPBACK_SECONDS <= 2

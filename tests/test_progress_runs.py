@@ -9,13 +9,19 @@ folder of learners' folders, and the exit status.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
+import course  # tools/course.py (pyproject.toml puts tools/ on the path)
 import nbformat
 import pytest
 
 from sse_course.classroom import progress
 from sse_course.classroom.checking import MIMETYPE
+
+ROOT = Path(__file__).resolve().parent.parent
+#: What a kernel's start may add to a notebook's time on 2 busy cores (the time counts after it).
+KERNEL_START_SECONDS = 15
 
 CHECK = """\
 from sse_course.classroom.checking import Kind, attempted, exercise, failed
@@ -95,22 +101,38 @@ def test_stored_outputs_never_count_and_a_dead_kernel_is_named(
     out = capsys.readouterr().out
     found = lines(out)
     assert found[0].startswith("[   failing   ] Exercise 1: double: your double is wrong: WRONG VALUE")
-    assert found[1] == "[   failing   ] Exercise 2: double: did not run: the kernel died"
+    assert found[1] == "[   failing   ] Exercise 2: double: the kernel died (in a cell above the check)"
     assert "0 passed, 2 failing, 0 not attempted" in out
     assert path.read_bytes() == before, "the notebook on disk is not changed"
 
 
-def test_a_hang_times_out_with_the_time_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The notebook's time counts from the kernel's start: the first part (an import and two
-    small cells, a fraction of a second) leaves most of the 4 s to the hang."""
+def test_a_hang_is_reported_within_the_default_timeout_and_later_parts_did_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``--timeout``: the notebook gets FACTOR times its solution's time (here 1 s, so 4 s).
+    That time counts from the kernel's start: the first part (an import and two small cells, a
+    fraction of a second) leaves most of it to the hang. The part after the hang never ran."""
+    monkeypatch.setitem(progress.SOLUTION_SECONDS, "hang.ipynb", 1)
+    monkeypatch.setattr(progress, "FLOOR_SECONDS", 2)
     path = notebook(tmp_path / "hang.ipynb", RIGHT, HANG, RIGHT, stored=STORED_PASS)
-    assert progress.main([str(path), "--timeout", "4"]) == 1
+    started = time.monotonic()
+    assert progress.main([str(path)]) == 1
+    took = time.monotonic() - started
     found = lines(capsys.readouterr().out)
     assert found == [
         "[   passed    ] Exercise 1: double",
         "[   failing   ] Exercise 2: double: timed out after 4 s",
-        "[   failing   ] Exercise 3: double: did not run: timed out after 4 s",
+        "[ did not run ] Exercise 3: double: a cell of an earlier part stopped the notebook: timed out after 4 s",
     ]
+    assert took < 4 + KERNEL_START_SECONDS, f"{took:.1f} s"
+
+
+def test_each_exercise_gets_a_few_times_its_solutions_time() -> None:
+    exercises = {Path(lesson.exercise).name for lesson in course.load(ROOT).lessons if lesson.exercise}
+    assert set(progress.SOLUTION_SECONDS) == exercises
+    for name, seconds in progress.SOLUTION_SECONDS.items():
+        assert progress.default_timeout(Path(name)) == max(progress.FLOOR_SECONDS, progress.FACTOR * seconds) <= 80
+    assert progress.default_timeout(Path("unknown.ipynb")) == progress.FACTOR * max(progress.SOLUTION_SECONDS.values())
 
 
 def test_a_folder_of_learners_gets_a_block_each_and_a_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,9 +142,9 @@ def test_a_folder_of_learners_gets_a_block_each_and_a_table(tmp_path: Path, caps
     out = capsys.readouterr().out
     assert out.index("== alice") < out.index("[   passed    ]") < out.index("== bob") < out.index("[not attempted]")
     assert out.splitlines()[-3:] == [
-        "learner  passed  failing  not attempted",
-        "alice         1        0              0",
-        "bob           0        0              1",
+        "learner  passed  failing  not attempted  did not run",
+        "alice         1        0              0            0",
+        "bob           0        0              1            0",
     ]
 
 

@@ -374,13 +374,58 @@ def notes_time_line(lesson: Lesson) -> str:
     return f"*{lesson.reading_minutes} minutes reading, {exercise}; {lesson.teaching_minutes} minutes to teach.*"
 
 
+def _cut_rank(workshop: Workshop, item: str) -> str:
+    if item not in workshop.cut_first:
+        return ""
+    return f", cut {_ordinal(workshop.cut_first.index(item) + 1)} when running late"
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")
+
+
+def plan_part(lesson: Lesson, workshop: Workshop) -> str:
+    """What a plan does with a lesson and its exercise, and what it cuts first of them."""
+    taught = f"lesson {lesson.id}"
+    if taught not in workshop.plan:
+        return f"{workshop.name}: not taught (learners take it alone)"
+    text = f"{workshop.name}: taught{_cut_rank(workshop, taught)}"
+    exercise = f"exercise {lesson.id}"
+    if lesson.exercise and exercise in workshop.plan:
+        text += f"; its exercise in the room{_cut_rank(workshop, exercise)}"
+    elif lesson.exercise:
+        text += "; its exercise left to learners"
+    return text
+
+
+def after(course: Course, workshop: Workshop) -> list[str]:
+    """The lessons a plan leaves for afterwards, in course order."""
+    return [lesson.id for lesson in course.lessons if f"lesson {lesson.id}" not in workshop.plan]
+
+
+def notes_plan_line(course: Course, lesson: Lesson) -> str:
+    """The lesson's place in each workshop plan, as docs/schedule.md times it (one source: course.toml)."""
+    parts = [plan_part(lesson, workshop) + "." for workshop in course.workshops]
+    if lesson == course.closing:
+        for workshop in course.workshops:
+            left = after(course, workshop)
+            if left:
+                lessons = f"lesson {left[0]} comes" if len(left) == 1 else f"lessons {_join(left)} come"
+                parts.append(f"After the {workshop.name.lower()}, {lessons} next.")
+    return "*In the [schedule](schedule.md):* " + " ".join(parts)
+
+
 def instructor_notes(course: Course, text: str) -> str:
-    """Each lesson's heading and the italic times line under it, as the manifest says."""
+    """Each lesson's heading, the italic times line under it, and its place in the workshop plans."""
     for lesson in course.lessons:
-        pattern = re.compile(rf"^## {lesson.id} · [^\n]*\n(?:\n\*[^\n]*minutes[^\n]*\*\n)?", re.M)
+        pattern = re.compile(
+            rf"^## {lesson.id} · [^\n]*\n(?:\n\*[^\n]*minutes[^\n]*\*\n)?(?:\n\*In the \[schedule\][^\n]*\n)?",
+            re.M,
+        )
         if not pattern.search(text):
             raise ManifestError(f"{NOTES}: no section '## {lesson.id} · ...'")
-        text = pattern.sub(lambda _: f"## {lesson.name}\n\n{notes_time_line(lesson)}\n", text, count=1)  # noqa: B023
+        block = f"## {lesson.name}\n\n{notes_time_line(lesson)}\n\n{notes_plan_line(course, lesson)}\n"
+        text = pattern.sub(lambda _: block, text, count=1)  # noqa: B023
     return text
 
 

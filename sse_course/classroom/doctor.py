@@ -33,10 +33,15 @@ from pathlib import Path
 from typing import Any
 
 MINIMUM_PYTHON = (3, 10)
-SETUP = "run `pip install -r requirements.txt` in the course's virtual environment"
+SETUP = "run `pip install -r requirements-learners.txt` in the course's virtual environment"
 REINSTALL_EXTENSION = "run `pip install --force-reinstall jupyterlab_widgets`, then restart JupyterLab"
 KERNEL_NAME = "python3"
 KERNEL_SECONDS = 60
+LOOPBACK_SECONDS = 2
+NO_LOOPBACK = (
+    "Jupyter reaches its kernels through 127.0.0.1, so no notebook can run; ask whoever manages this machine "
+    "to let programs use the loopback interface (or take the course in the browser, from the book's site)"
+)
 CHROMIUM = Path("/usr/bin/chromium")
 WIDGETS_EXTENSION_NAME = "@jupyter-widgets/jupyterlab-manager"
 WIDGETS_EXTENSION = Path(WIDGETS_EXTENSION_NAME, "package.json")
@@ -139,11 +144,10 @@ def check_widgets_extension() -> Line:
     found = [Path(folder) / WIDGETS_EXTENSION for folder in jupyter_path("labextensions")]
     if not any(path.exists() for path in found):
         return fail("the JupyterLab widgets extension is not installed", REINSTALL_EXTENSION)
-    levels = widgets_disabled_at()
-    if levels is not None:
-        enable = " and ".join(
-            f"`jupyter labextension enable --level={level} {WIDGETS_EXTENSION_NAME}`" for level in levels
-        )
+    disabled = widgets_disabled_at()
+    if disabled is not None:
+        enable = " and ".join(f"`jupyter labextension enable --level={level} {name}`" for level, name in disabled)
+        levels = sorted({level for level, _ in disabled}, key=CONFIG_LEVELS.index)
         return fail(
             f"the JupyterLab widgets extension is installed but disabled ({', '.join(levels) or 'page'} configuration), "  # noqa: E501
             "so explorers show as plain text",
@@ -154,34 +158,39 @@ def check_widgets_extension() -> Line:
     )
 
 
-def widgets_disabled_at() -> list[str] | None:
+def widgets_disabled_at() -> list[tuple[str, str]] | None:
     """None while JupyterLab's page config (all levels merged, as JupyterLab reads it) leaves the
-    widgets extension and its plugins enabled; else the levels that disable one of them, as
-    ``jupyter labextension disable --level=...`` does."""
+    widgets extension and its plugins enabled; else each (level, name) that disables it or one of
+    its plugins (``@jupyter-widgets/jupyterlab-manager:plugin``), as ``jupyter labextension
+    disable --level=... NAME`` wrote it: enabling that same name at that level undoes it."""
     from jupyterlab_server.config import get_static_page_config
 
-    def disables(level: str) -> bool:
-        disabled = get_static_page_config(level=level).get("disabledExtensions") or {}
-        names = [name for name in disabled if disabled[name]] if isinstance(disabled, dict) else list(disabled)
-        return any(name == WIDGETS_EXTENSION_NAME or name.startswith(WIDGETS_EXTENSION_NAME + ":") for name in names)
+    def disabled(level: str) -> list[str]:
+        found = get_static_page_config(level=level).get("disabledExtensions") or {}
+        names = [name for name in found if found[name]] if isinstance(found, dict) else list(found)
+        return [
+            name for name in names if name == WIDGETS_EXTENSION_NAME or name.startswith(WIDGETS_EXTENSION_NAME + ":")
+        ]
 
-    return [level for level in CONFIG_LEVELS if disables(level)] if disables("all") else None
+    if not disabled("all"):
+        return None
+    return [(level, name) for level in CONFIG_LEVELS for name in disabled(level)]
 
 
 def check_loopback() -> Line:
-    """A port on 127.0.0.1 binds and accepts a connection (lessons 08 and 10 serve streams there)."""
+    """A port on 127.0.0.1 binds and accepts a connection, within a second or two: Jupyter
+    talks to every kernel over loopback, and lessons 08 and 10 serve streams there."""
     try:
         with socket.socket() as server:
             server.bind(("127.0.0.1", 0))
             server.listen(1)
+            server.settimeout(LOOPBACK_SECONDS)
             port = server.getsockname()[1]
-            with socket.create_connection(("127.0.0.1", port), timeout=5):
+            with socket.create_connection(("127.0.0.1", port), timeout=LOOPBACK_SECONDS):
                 server.accept()[0].close()
     except OSError as err:
-        return fail(
-            f"no loopback port binds ({err})", "lessons 08 and 10 need 127.0.0.1; ask whoever manages this machine"
-        )
-    return ok("a loopback port binds and connects (lessons 08 and 10)")
+        return fail(f"loopback (127.0.0.1) does not work here ({err})", NO_LOOPBACK)
+    return ok("a loopback port binds and connects (Jupyter's kernels, lessons 08 and 10)")
 
 
 def check_chromium(path: Path = CHROMIUM) -> Line:
@@ -273,8 +282,8 @@ def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
             yield fail(
                 f"sse_course imports here only because this folder ({here.parent}) holds it; a kernel started "
                 f"anywhere else cannot import it ({found[name + '_error']}), and JupyterLab starts each in its notebook's folder",  # noqa: E501
-                f"install it, with `pip install -r requirements.txt` (or `pip install -e .`) in {here.parent}, "
-                f"using the kernel's Python ({found['python']})",
+                "install it, with `pip install -r requirements-learners.txt` (or `pip install -e .`) "
+                f"in {here.parent}, using the kernel's Python ({found['python']})",
             )
         elif f"{name}_error" in found:
             yield fail(
@@ -287,16 +296,21 @@ def kernel_lines(probe: Callable[[str], str] = run_in_kernel) -> Iterator[Line]:
             yield ok(f"{name} {found[name + '_version']} imports in the kernel ({why})")
 
 
-def lines() -> Iterator[Line]:
+def lines(loopback: Callable[[], Line] = check_loopback) -> Iterator[Line]:
+    """Every finding in order; loopback first, since without it no kernel can start (the kernel
+    is then not started: it would wait a minute and blame the install)."""
+    working = loopback()
+    yield working
     yield check_python()
     yield check_module("jupyterlab", "to open the lessons")
     yield check_module("ipywidgets", "the explorers")
     yield check_widgets_extension()
     kernelspec = check_kernelspec()
     yield kernelspec
-    if kernelspec.status == "ok":
+    if kernelspec.status == "ok" and working.status == "ok":
         yield from kernel_lines()
-    yield check_loopback()
+    elif kernelspec.status == "ok":
+        yield fail(f"the {KERNEL_NAME} kernel was not started", "fix loopback first (the first line): kernels need it")
     yield check_chromium()
 
 

@@ -5,7 +5,8 @@ Run it from the course's folder::
     python -m sse_course.classroom.progress                      # exercises/
     python -m sse_course.classroom.progress my-exercises/        # one learner's folder
     python -m sse_course.classroom.progress 02-bytes-to-text.ipynb
-    python -m sse_course.classroom.progress class/ --timeout 300 # a folder of learners' folders
+    python -m sse_course.classroom.progress class/               # a folder of learners' folders
+    python -m sse_course.classroom.progress class/ --timeout 120 # each notebook's time, in seconds
 
 Each notebook runs top to bottom in a fresh ``python3`` kernel, with its folder
 as the working directory and errors allowed so that every check runs; the
@@ -13,9 +14,14 @@ files on disk are not changed. What a notebook has stored is never graded:
 every output is cleared first, and a check counts only through the verdict it
 emits *in this run* (the checking engine displays it as data, tagged with a
 token this run gave the kernel). One line per exercise part, printed as soon
-as its notebook has run: ``passed``, ``not attempted``, or ``failing`` with why
+as its notebook has run: ``passed``, ``not attempted``, ``failing`` with why
 (the check's headline; ``timed out after N s``; ``the kernel died``; a
-``SyntaxError`` in the code above).
+``SyntaxError`` in the code above), or ``did not run`` when a cell of an
+earlier part stopped the notebook (a hang, a dead kernel).
+
+Each notebook may run a few times as long as the course's own solution to it
+takes (:data:`FACTOR` times :data:`SOLUTION_SECONDS`, at least
+:data:`FLOOR_SECONDS`): a hung notebook costs the class a minute at most, not ten.
 
 A **part** is a check cell: a code cell tagged ``check``, or the first code
 cell after a Markdown cell whose last heading starts with "Check"; it is named
@@ -42,10 +48,27 @@ from .checking.printer import MIMETYPE, TOKEN_VARIABLE
 NOT_ATTEMPTED = "not attempted"
 FAILING = "failing"
 PASSED = "passed"
-STATUSES = (PASSED, FAILING, NOT_ATTEMPTED)
+DID_NOT_RUN = "did not run"
+STATUSES = (PASSED, FAILING, NOT_ATTEMPTED, DID_NOT_RUN)
 KERNEL_NAME = "python3"
-#: Seconds a whole notebook may run (a hang must not cost the class an afternoon).
-NOTEBOOK_SECONDS = 600
+#: Seconds each exercise's solution takes to run top to bottom (the kernel's start apart),
+#: measured on 2 cores shared with other work (2026-12-03) and rounded up. A learner's
+#: right answer may be slower than the course's: a notebook gets FACTOR times as long.
+SOLUTION_SECONDS = {
+    "01-chunks-are-not-events.ipynb": 3,
+    "02-bytes-to-text.ipynb": 13,
+    "03-text-to-lines.ipynb": 9,
+    "04-lines-to-events.ipynb": 3,
+    "05-limits-and-failures.ipynb": 18,
+    "06-payloads.ipynb": 3,
+    "07-evidence.ipynb": 2,
+    "08-real-streams.ipynb": 4,
+    "09-performance.ipynb": 8,
+    "10-reconnect-and-resume.ipynb": 5,
+}
+FACTOR = 4
+#: The least a notebook gets (a kernel's first imports on a slow laptop).
+FLOOR_SECONDS = 20
 HEADING = re.compile(r"^#{1,6}\s+(.*\S)\s*$", re.M)
 SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
@@ -60,7 +83,7 @@ class Part:
     detail: str = ""
 
     def __str__(self) -> str:
-        detail = f": {self.detail}" if self.detail and self.status == FAILING else ""
+        detail = f": {self.detail}" if self.detail and self.status in (FAILING, DID_NOT_RUN) else ""
         return f"  [{self.status:^13}] {self.name}{detail}"
 
 
@@ -112,8 +135,16 @@ def shown(error: dict) -> str:
     return f"{error.get('ename', 'Error')}: {first_line(error.get('evalue', ''))}"
 
 
-def outcome(run: Run, index: int, earlier_error: dict | None = None) -> tuple[str, str]:
-    """(status, why) of the check cell at ``index``, from this run's outputs only."""
+def default_timeout(path: Path) -> float:
+    """Seconds the notebook may run: FACTOR times its solution's time (a notebook the course does
+    not know gets the slowest one's), at least FLOOR_SECONDS."""
+    reference = SOLUTION_SECONDS.get(path.name, max(SOLUTION_SECONDS.values()))
+    return max(FLOOR_SECONDS, FACTOR * reference)
+
+
+def outcome(run: Run, index: int, earlier_error: dict | None = None, start: int = 0) -> tuple[str, str]:
+    """(status, why) of the check cell at ``index``, whose part's cells start at ``start``,
+    from this run's outputs only."""
     cell = run.cells[index]
     if earlier_error is not None and earlier_error.get("ename") in SYNTAX:
         return FAILING, f"{shown(earlier_error)} (in a cell above the check)"  # the check ran older code
@@ -126,7 +157,9 @@ def outcome(run: Run, index: int, earlier_error: dict | None = None) -> tuple[st
             return NOT_ATTEMPTED, ""
         return PASSED, ""
     if run.stopped_at is not None and index >= run.stopped_at:
-        return FAILING, run.stopped if index == run.stopped_at else f"did not run: {run.stopped}"
+        if run.stopped_at < start:
+            return DID_NOT_RUN, f"a cell of an earlier part stopped the notebook: {run.stopped}"
+        return FAILING, run.stopped if index == run.stopped_at else f"{run.stopped} (in a cell above the check)"
     error = error_of(cell)
     if earlier_error is not None and (error is None or error.get("ename") == "NameError"):
         return FAILING, f"{shown(earlier_error)} (in a cell above the check)"
@@ -135,7 +168,7 @@ def outcome(run: Run, index: int, earlier_error: dict | None = None) -> tuple[st
     return FAILING, "the check cell gave no verdict (was the check call changed?)"
 
 
-def execute(path: Path, timeout: float = NOTEBOOK_SECONDS) -> Run:
+def execute(path: Path, timeout: float) -> Run:
     """Run the notebook in memory (never saved), every stored output cleared first."""
     import nbformat
     from nbclient import NotebookClient
@@ -173,16 +206,16 @@ def execute(path: Path, timeout: float = NOTEBOOK_SECONDS) -> Run:
     return Run(notebook.cells, token, stopped, index if stopped else None)
 
 
-def parts(path: Path, timeout: float = NOTEBOOK_SECONDS) -> list[Part]:
-    """The outcome of every part of one exercise notebook."""
-    run = execute(path, timeout)
-    found, earlier, checks = [], None, {id(cell) for _, cell in check_cells(run.cells)}
+def parts(path: Path, timeout: float | None = None) -> list[Part]:
+    """The outcome of every part of one exercise notebook (``timeout``: its default, when None)."""
+    run = execute(path, default_timeout(path) if timeout is None else timeout)
+    found, earlier, start, checks = [], None, 0, {id(cell) for _, cell in check_cells(run.cells)}
     names = dict((id(cell), name) for name, cell in check_cells(run.cells))
     for index, cell in enumerate(run.cells):
         if id(cell) in checks:
-            status, detail = outcome(run, index, earlier)
+            status, detail = outcome(run, index, earlier, start)
             found.append(Part(path.name, names[id(cell)], status, detail))
-            earlier = None
+            earlier, start = None, index + 1
         elif cell.cell_type == "code" and earlier is None and (error := error_of(cell)) is not None:
             earlier = error
     return found
@@ -210,14 +243,17 @@ def summary(found: Iterable[Part]) -> str:
 def table(rows: list[tuple[str, list[Part]]]) -> str:
     """One line per learner: how many parts pass, fail, are not attempted."""
     width = max(len("learner"), *(len(name) for name, _ in rows))
-    lines = [f"{'learner':<{width}}  {'passed':>6}  {'failing':>7}  {'not attempted':>13}"]
+    lines = [f"{'learner':<{width}}  " + "  ".join(STATUSES)]
     for name, found in rows:
         counts = [sum(part.status == status for part in found) for status in STATUSES]
-        lines.append(f"{name:<{width}}  {counts[0]:>6}  {counts[1]:>7}  {counts[2]:>13}")
+        lines.append(
+            f"{name:<{width}}  "
+            + "  ".join(f"{count:>{len(status)}}" for count, status in zip(counts, STATUSES, strict=True))
+        )
     return "\n".join(lines)
 
 
-def report(path: Path, timeout: float = NOTEBOOK_SECONDS) -> list[tuple[str, list[Part]]]:
+def report(path: Path, timeout: float | None = None) -> list[tuple[str, list[Part]]]:
     """Run and print, notebook by notebook, as it goes; return every learner's parts."""
     rows = []
     for learner, paths in learners(path):
@@ -249,8 +285,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=NOTEBOOK_SECONDS,
-        help=f"seconds each notebook may run (default: {NOTEBOOK_SECONDS})",
+        default=None,
+        help=f"seconds each notebook may run (default: {FACTOR} times what the course's solution takes, "
+        f"at least {FLOOR_SECONDS})",
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when a part is failing")
     args = parser.parse_args(argv)

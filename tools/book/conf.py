@@ -16,6 +16,8 @@ exclude_patterns: list[str] = []
 
 # Notebooks are shown with the outputs they store: nothing runs while the book builds.
 nb_execution_mode = "off"
+# One printed output is one box, however many writes made it.
+nb_merge_streams = True
 # The explorers are drawn from their stored state by build_book.py; no widget manager from a CDN.
 nb_ipywidgets_js: dict[str, dict[str, str]] = {}
 # GitHub's heading anchors, which the lessons' links are written for (README.md#course-map).
@@ -26,6 +28,10 @@ suppress_warnings = ["myst.header"]
 
 html_theme = "sphinx_book_theme"
 html_favicon = "favicon.svg"
+# Phone navigation, search snippets (course.js) and explorers in dark mode (course.css).
+html_static_path = ["static"]
+html_css_files = ["course.css"]
+html_js_files = ["course.js"]
 html_copy_source = False
 html_use_index = False
 html_show_sourcelink = False
@@ -44,6 +50,15 @@ html_theme_options = {
 
 #: Folders whose pages the book holds: a link to the folder itself goes to the course map.
 PARTS = ("notebooks", "exercises", "solutions", "docs")
+#: The README is the maintainers' page and not in the book: a link to one of its sections
+#: goes to the learners' page that says the same (page, anchor); any other to the About page.
+README = "README.md"
+README_SECTIONS = {
+    "course-map": ("index", "course-map"),
+    "how-to-work-learners": ("docs/setup", "how-to-work"),
+    "set-up-two-commands": ("docs/setup", "on-your-machine"),
+    "the-package": ("docs/about", "what-you-get"),
+}
 
 
 class RepositoryLinks(SphinxPostTransform):
@@ -59,8 +74,12 @@ class RepositoryLinks(SphinxPostTransform):
             if node["reftype"] != "myst" or node["refdomain"] == "doc":
                 continue
             target = posixpath.normpath(posixpath.join(posixpath.dirname(node["refdoc"]), node["reftarget"]))
-            if target in PARTS:
-                uri = self.app.builder.get_relative_uri(node["refdoc"], "index") + "#course-map"
+            path, _, fragment = target.partition("#")
+            if target in PARTS or path == README:
+                page, anchor = (
+                    ("index", "course-map") if target in PARTS else README_SECTIONS.get(fragment, ("docs/about", ""))
+                )
+                uri = self.app.builder.get_relative_uri(node["refdoc"], page) + (f"#{anchor}" if anchor else "")
                 node.replace_self(nodes.reference("", "", *node.children, refuri=uri, internal=True))
             elif target and (root / target).is_file():
                 text = node.astext()

@@ -241,6 +241,7 @@ def error_difference(expected: tuple | None, got: tuple | None) -> Difference | 
     if expected == got:
         return None
     if got is None:
+        assert expected is not None  # the two differ
         return Difference(
             Kind.MISSING_ERROR,
             "none raised",

@@ -210,6 +210,7 @@ class StreamCheck:
                 ran.add(handed)
             found = fails(fixture.raw, cuts)
             if watch.reached:
+                assert watch.rule is not None  # a watch reaches only what a rule names
                 raise not_yours(self.what, watch.rule, watch.reached[0])
             if found is not None:
                 raw, cuts, found = shrink(fails, fixture.raw, cuts, found)

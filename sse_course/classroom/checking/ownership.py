@@ -35,7 +35,7 @@ UNWATCHED = nullcontext()
 
 def _name(thing: Any) -> str:
     module = getattr(thing, "__module__", None) or ""
-    qualname = getattr(thing, "__qualname__", None) or getattr(thing, "__name__", repr(thing))
+    qualname = str(getattr(thing, "__qualname__", None) or getattr(thing, "__name__", repr(thing)))
     return f"{module}.{qualname}" if module and module != "builtins" else qualname
 
 

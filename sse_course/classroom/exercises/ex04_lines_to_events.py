@@ -274,7 +274,7 @@ ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026", " ", "\u2028", "id: 9"]
 ENCODE_RETRY = [None, 0, 7, 3000, 10**12]
 
 
-ENCODE_REFUSED = [
+ENCODE_REFUSED: list[dict[str, object]] = [
     {"data": "a\rb"},
     {"data": "x", "event": "a\nb"},
     {"data": "x", "event": "a\rb"},
@@ -290,7 +290,7 @@ ENCODE_REFUSED = [
 
 def encode_cases() -> list[dict]:
     """Each data value with each event type, id and retry in turn."""
-    cases = [{"data": data} for data in ENCODE_DATA]
+    cases: list[dict[str, object]] = [{"data": data} for data in ENCODE_DATA]
     cases += [{"data": "x", "event": event} for event in ENCODE_TYPES]
     cases += [{"data": data, "id": id_} for id_ in ENCODE_IDS for data in ("x", " x")]
     cases += [{"data": "x", "retry": retry} for retry in ENCODE_RETRY]
@@ -379,14 +379,14 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
                             f"     got: {list(seen.items())}{' then ' + show_error(got.error) if got.error else ''}, {seen.states[0][0] if seen.states else '?'!r}",  # noqa: E501
                             direction=found.direction,
                         )
-    for case in ENCODE_REFUSED:
-        got = _encoded(encode, case, watch)
-        if not isinstance(got, ValueError):
+    for refused in ENCODE_REFUSED:
+        refusal = _encoded(encode, refused, watch)
+        if not isinstance(refusal, ValueError):
             raise failed(
                 "your encoder",
                 Kind.MISSING_ERROR,
                 "no stream can carry this value.",
-                f"{_call(case)} should raise ValueError, yours gives {got!r}",
+                f"{_call(refused)} should raise ValueError, yours gives {refusal!r}",
                 direction="none raised",
             )
     return f"round-trips {2 * len(cases)} streams through the package's parser in both profiles, and refuses {len(ENCODE_REFUSED)} values no stream can carry"  # noqa: E501

@@ -244,12 +244,17 @@ def chain_fixtures(chain: str) -> Callable[[], list[Fixture]]:
     ]
 
 
+def chain_stages(chain: str) -> Callable[[str, Any], Any]:
+    """The factory of ``chain``'s stages in a profile (the options are not used)."""
+    return lambda profile, _options: CHAINS[chain][1](profile)
+
+
 #: The chains whose ends matter first (a stage's end thrown away shows there), then the SSE layers on every fixture.
 PIPELINE_CHECKS: tuple[StreamCheck, ...] = (
     *(
         pipeline_check(
             chain,
-            lambda profile, _o, chain=chain: CHAINS[chain][1](profile),
+            chain_stages(chain),
             chain_fixtures(chain),
             EVERY_PROFILE if chain == "batches" else ("",),
         )
@@ -331,6 +336,7 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
         huge, "your bounded line splitter"
     )  # first: one read, where the full run takes a minute
     if watch.reached:  # the package splitter's own limit refused the chunk
+        assert LINE_LIMIT.not_yours is not None  # the line limit check names what is not yours
         raise not_yours(LINE_LIMIT.what, LINE_LIMIT.not_yours, watch.reached[0])
     return f"{LINE_LIMIT.verify(factory)} {refused}, {line_limit_growth(factory)}"
 

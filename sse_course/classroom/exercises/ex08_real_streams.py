@@ -15,6 +15,7 @@ import httpx
 
 from ... import client as client_module
 from ...errors import IncompleteStream, SSEError
+from ...events import Event
 from ...parser import SSEParser
 from ..checking import (
     Kind,
@@ -44,7 +45,7 @@ def answer_of(served: bytes, cut_by_http: bool = False) -> tuple[str, bool]:
     try:
         events += [] if cut_by_http else parser.close()
     except IncompleteStream as err:
-        events, whole = events + err.events, False
+        events, whole = events + [event for event in err.events if isinstance(event, Event)], False
     return "".join(event.data for event in events if event.type == "message"), whole
 
 
@@ -103,7 +104,7 @@ def served_cases() -> list[ServedCase]:
     """Each stream whole and dropped after each line end and just before it, served in turn
     plain, gzip-compressed, chunked, and both; smallest first. A close-delimited body just
     ends at a drop; a chunked one is cut, and httpx says so."""
-    cases = set()
+    cases: set[tuple[str, bytes, int]] = set()
     for name, (_about, body) in ANSWER_STREAMS.items():
         ends = [i + 1 for i, byte in enumerate(body) if byte in b"\r\n"]
         cases.update((name, body, drop) for drop in {len(body), *ends, *(end - 1 for end in ends)} if drop > 0)
