@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from sse_course import DecodeError, Event, IncompleteStream
-from sse_course.classroom.checks import ContractError, ProviderError
+from sse_course.classroom.exercises import ContractError, ProviderError
 from sse_course.errors import LineTooLong
 from sse_course.lines import LineSplitter
 

@@ -13,6 +13,7 @@ from learner_code import BlockCutter, ByteLines, Decoder, LineLimit
 
 from sse_course import DecodeError
 from sse_course.classroom import blocks, checks
+from sse_course.classroom.exercises import ex06_payloads as ex06
 from sse_course.errors import LineTooLong
 from sse_course.payloads import JSONPayloads, PayloadError
 
@@ -242,7 +243,7 @@ class UnknownTypesRefused(learner_code.NamedEvents):
     def feed(self, events: Any) -> list[str]:
         events = list(events)
         if any(event.type not in ("delta", "error", "done") for event in events):
-            raise checks.ContractError("unknown event type")
+            raise ex06.ContractError("unknown event type")
         return super().feed(events)
 
 

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from mutants import CutterCrWaits, Holder, OnlyLfLf, WrapsTheCoursesCutter
 
-from sse_course.classroom import blocks
 from sse_course.classroom.blocks import BlockCutter
-from sse_course.classroom.checking import Kind
-from sse_course.classroom.checks import CheckFailed, check_block_cutter
+from sse_course.classroom.checking import CheckFailed, Kind
+from sse_course.classroom.exercises import check_block_cutter
+from sse_course.classroom.exercises import ex09_performance as ex09
 from sse_course.classroom.fixtures import load_fixtures
 from sse_course.classroom.harness import STRATEGIES, chunks_of, partitions
 from sse_course.classroom.render import render_blocks
@@ -187,8 +187,8 @@ def test_the_check_rejects_a_cutter_that_is_not_the_learners(name: str) -> None:
 
 def test_every_rule_case_is_a_strategy_input_too() -> None:
     """The rule cases' own splits are among what the check runs, and they separate the mutants."""
-    for fixture, own in blocks.rule_fixtures():
-        assert chunks_of(fixture.raw, own) == blocks.RULE_CASES[fixture.name][1]
+    for fixture, own in ex09.rule_fixtures():
+        assert chunks_of(fixture.raw, own) == ex09.RULE_CASES[fixture.name][1]
         assert fixture.checked_under == tuple(STRATEGIES)
 
 

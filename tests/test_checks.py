@@ -27,8 +27,15 @@ from mutants import (
 )
 
 from sse_course import SSEParser
-from sse_course.classroom import checks, tasks
+from sse_course.classroom import checks
+from sse_course.classroom.checking import Kind, difference, inputs
 from sse_course.classroom.checking.shrink import on_boundary, without_range
+from sse_course.classroom.exercises import MODULES
+from sse_course.classroom.exercises import ex02_bytes_to_text as ex02
+from sse_course.classroom.exercises import ex03_text_to_lines as ex03
+from sse_course.classroom.exercises import ex04_lines_to_events as ex04
+from sse_course.classroom.exercises import ex05_limits_and_failures as ex05
+from sse_course.classroom.exercises import ex06_payloads as ex06
 from sse_course.classroom.fixtures import get_fixture
 from sse_course.classroom.harness import find_failure
 from sse_course.classroom.zoo import PAYLOAD_ZOO, ZOO, CrWaits, compose, members
@@ -42,13 +49,13 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Each layer's declaration, and the package's own layer (which the declarations
 #: accept; the public checks of "write X" tasks reject it as NOT YOURS, see test_ownership.py).
 LAYER_CHECKS: dict[str, tuple[checks.StreamCheck, type]] = {
-    "decoding": (checks.DECODER, Utf8Decoder),
+    "decoding": (ex02.DECODER, Utf8Decoder),
     "lines": (checks.LINE_SPLITTER, LineSplitter),
     "events": (checks.EVENT_ASSEMBLER, EventAssembler),
-    "limits": (checks.LINE_LIMIT, LineSplitter),
+    "limits": (ex05.LINE_LIMIT, LineSplitter),
 }
 
-K = checks.Kind
+K = Kind
 #: The kind and direction each layer check must state for each zoo member (the
 #: headline of its verdict: ``KIND (direction)``).
 DIRECTIONS = {
@@ -98,7 +105,7 @@ def assert_shows_split(message: str) -> None:
     )
 
 
-def assert_headline(failure: checks.CheckFailed, kind: checks.Kind, direction: str) -> None:
+def assert_headline(failure: checks.CheckFailed, kind: Kind, direction: str) -> None:
     """The verdict says the kind and direction, as data and in the message's first line."""
     verdict = failure.verdict
     assert (verdict.kind, verdict.direction) == (kind, direction), str(failure)
@@ -140,9 +147,9 @@ def test_decode_error_offset_counts_bytes_held_from_earlier_reads() -> None:
     expected = checks.reference_trace(b"".join(chunks), (8,), "strict", "{}")
     got = checks.event_trace(lambda: compose("strict", decoder=ZOO["offset-without-pending"].part()), chunks)
     assert expected.error == ("DecodeError", 6) and got.error == ("DecodeError", 8)
-    found = checks.difference(expected, got)
+    found = difference(expected, got)
     assert (found.kind, found.direction) == (
-        checks.Kind.WRONG_VALUE,
+        Kind.WRONG_VALUE,
         "offset",
     ) and "DecodeError at byte 6 is right, your code says byte 8" in found.says
 
@@ -153,7 +160,7 @@ def test_last_event_id_is_compared_after_every_read() -> None:
     expected = checks.reference_trace(raw, (), "browser", "{}")
     got = checks.event_trace(lambda: compose("browser", assembler=ZOO["eager-last-event-id"].part(strict=False)), [raw])
     assert expected.items() == got.items() and expected.states[0][0] == "1" and got.states[0][0] == "2"
-    assert checks.difference(expected, got).key == (checks.Kind.WRONG_VALUE, "state", ("last_event_id",))
+    assert difference(expected, got).key == (Kind.WRONG_VALUE, "state", ("last_event_id",))
 
 
 def test_a_failure_shows_only_its_message_in_a_notebook() -> None:
@@ -357,17 +364,17 @@ def stub_function(*args: Any, **kwargs: Any) -> Any:
     "check, stub",
     [
         (checks.check_parser, Stub),
-        (checks.check_decoder, Stub),
-        (checks.check_decoder, HalfDone),
+        (ex02.check_decoder, Stub),
+        (ex02.check_decoder, HalfDone),
         (checks.check_line_splitter, Stub),
         (checks.check_event_assembler, Stub),
-        (checks.check_line_limit, Stub),
+        (ex05.check_line_limit, Stub),
         (checks.check_json_adapter, Stub),
         (checks.check_payloads, Stub),
-        (checks.check_safe_cut, stub_function),
-        (checks.check_byte_lines, Stub),
-        (checks.check_encoder, stub_function),
-        (checks.check_named_events, Stub),
+        (ex02.check_safe_cut, stub_function),
+        (ex03.check_byte_lines, Stub),
+        (ex04.check_encoder, stub_function),
+        (ex06.check_named_events, Stub),
     ],
 )
 def test_stub_is_not_attempted_and_does_not_raise(
@@ -391,11 +398,11 @@ def test_payload_pipeline_check_rejects_per_chunk_json(capsys: pytest.CaptureFix
 
 
 def test_generated_streams_are_seeded_and_varied() -> None:
-    streams = [fixture.raw for fixture in checks.generated_fixtures()]
-    assert streams == [fixture.raw for fixture in checks.generated_fixtures.__wrapped__()]
+    streams = [fixture.raw for fixture in inputs.generated_fixtures()]
+    assert streams == [fixture.raw for fixture in inputs.generated_fixtures.__wrapped__()]
     for needle in (b"\r", b"\r\n", b"\xef\xbb\xbf", b"event", b"retry", b"id"):
         assert any(needle in raw for raw in streams), needle
-    assert any(fixture.expected["strict"].error for fixture in checks.generated_fixtures())
+    assert any(fixture.expected["strict"].error for fixture in inputs.generated_fixtures())
 
 
 # --- the transfer exercises' checks -------------------------------------------
@@ -410,29 +417,42 @@ def hold_last_lead_only(buffer: bytes) -> int:
     "mutant, says", [(hold_last_lead_only, "too high"), (cut_never_holds, "too high"), (lambda b: 0, "too low")]
 )
 def test_safe_cut_check_rejects_wrong_cuts_with_the_shortest_buffer(mutant: Callable[[bytes], int], says: str) -> None:
-    failure = failed(lambda: checks.check_safe_cut(mutant))
+    failure = failed(lambda: ex02.check_safe_cut(mutant))
     message = str(failure)
-    assert_headline(failure, checks.Kind.WRONG_VALUE, says)
+    assert_headline(failure, Kind.WRONG_VALUE, says)
     shown = message.split("safe_cut(", 1)[1].split(") should", 1)[0]
-    failing = [b for b in checks.safe_cut_cases() if mutant(b) != checks.whole_characters(b)]
+    failing = [b for b in ex02.safe_cut_cases() if mutant(b) not in ex02.safe_cuts(b)]
     assert shown == repr(failing[0])
 
 
-def test_safe_cut_check_accepts_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_safe_cut(learner_code.safe_cut)
+def safe_cut_by_the_table(buffer: bytes) -> int:
+    """Lesson 02's table: C0, C1 and F5-FF never start a character, so they are never held."""
+    for back in range(1, min(3, len(buffer)) + 1):
+        lead = buffer[-back]
+        if not 0x80 <= lead <= 0xBF:
+            promised = 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 1
+            return len(buffer) - back if promised > back else len(buffer)
+    return len(buffer)
+
+
+@pytest.mark.parametrize("safe_cut", [learner_code.safe_cut, safe_cut_by_the_table])
+def test_safe_cut_check_accepts_the_rule(safe_cut: Callable[[bytes], int], capsys: pytest.CaptureFixture[str]) -> None:
+    """Holding C0, C1 and F5-F7 by their bit patterns (learner_code) or never (the table) both pass."""
+    assert learner_code.safe_cut(b"data: \xc0") == 6 and safe_cut_by_the_table(b"data: \xc0") == 7
+    ex02.check_safe_cut(safe_cut)
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
 @pytest.mark.parametrize("mutant, kind", [(LfAfterCrKept, (K.EXTRA, "more")), (ByteCrWaits, (K.MISSING, "late"))])
 def test_byte_lines_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -> None:
-    failure = failed(lambda: checks.check_byte_lines(mutant))
+    failure = failed(lambda: ex03.check_byte_lines(mutant))
     assert_headline(failure, *kind)
     assert_shows_split(str(failure))
     assert_smallest(failure)
 
 
 def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_encoder(encoder())
+    ex04.check_encoder(encoder())
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
@@ -445,13 +465,13 @@ def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str
     ],
 )
 def test_named_events_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -> None:
-    failure = failed(lambda: checks.check_named_events(mutant))
+    failure = failed(lambda: ex06.check_named_events(mutant))
     assert_headline(failure, *kind)
     assert_smallest(failure)
 
 
 def test_named_events_check_accepts_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
-    checks.check_named_events(learner_code.NamedEvents)
+    ex06.check_named_events(learner_code.NamedEvents)
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
@@ -461,11 +481,11 @@ def test_a_profile_added_to_the_profiles_reaches_the_checks(monkeypatch: pytest.
 
     from sse_course import profiles
 
-    fixtures = checks.DECODER.fixtures()[:2]  # read before: the fixture files expect the shipped profiles
+    fixtures = ex02.DECODER.fixtures()[:2]  # read before: the fixture files expect the shipped profiles
     monkeypatch.setitem(profiles.PROFILES, "lenient", profiles.Profile("lenient", "replace", True, "a test's profile"))
-    few = replace(checks.DECODER, fixtures=lambda: fixtures)
+    few = replace(ex02.DECODER, fixtures=lambda: fixtures)
     assert "(profiles strict and browser and lenient)" in few.verify(learner_code.Decoder)
-    assert "lenient" in tasks.PIPELINE_CHECKS[-1].run_profiles
+    assert "lenient" in ex05.PIPELINE_CHECKS[-1].run_profiles
 
 
 def test_the_checks_import_without_ipywidgets() -> None:
@@ -473,6 +493,7 @@ def test_the_checks_import_without_ipywidgets() -> None:
     import subprocess
     import sys
 
-    modules = ", ".join(f"sse_course.classroom.{name}" for name in ("checks", "tasks", "resume", "blocks", "zoo"))
+    exercises = [f"exercises.{name}" for name in MODULES.values()]
+    modules = ", ".join(f"sse_course.classroom.{name}" for name in ("checks", "resume", "blocks", "zoo", *exercises))
     code = f"import sys, {modules}; print('ipywidgets' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

@@ -34,7 +34,7 @@ from sse_course import (
     SSEParser,
 )
 from sse_course.classroom import harness
-from sse_course.classroom.checks import per_read
+from sse_course.classroom.checking.layers import per_read
 from sse_course.classroom.fixtures import Fixture, load_fixtures
 from sse_course.decoding import Utf8Decoder
 from sse_course.events import Comment, EventAssembler, split_field

@@ -13,8 +13,11 @@ import learner_code
 import pytest
 
 from sse_course import IncompleteStream
-from sse_course.classroom import checks, tasks
 from sse_course.classroom.checking import CheckFailed, Kind
+from sse_course.classroom.exercises import ex01_chunks_are_not_events as ex01
+from sse_course.classroom.exercises import ex03_text_to_lines as ex03
+from sse_course.classroom.exercises import ex05_limits_and_failures as ex05
+from sse_course.classroom.exercises import ex09_performance as ex09
 from sse_course.errors import LineTooLong
 from sse_course.lines import LineSplitter
 
@@ -102,14 +105,14 @@ class CutterRescans(learner_code.BlockCutter):
 
 #: part -> (its growth step, the right answer, a right but quadratic answer, its check)
 PARTS: dict[str, tuple[Callable[[Any], str], Any, Any, Callable[..., None]]] = {
-    "01-json-lines": (tasks.json_lines_growth, learner_code.JsonLines, JsonLinesFromTheEnd, tasks.check_json_lines),
-    "03-byte-lines": (checks.byte_lines_growth, learner_code.ByteLines, ByteLinesJoined, checks.check_byte_lines),
-    "05.2-line-limit": (checks.line_limit_growth, learner_code.LineLimit, LimitRecounted, checks.check_line_limit),
+    "01-json-lines": (ex01.json_lines_growth, learner_code.JsonLines, JsonLinesFromTheEnd, ex01.check_json_lines),
+    "03-byte-lines": (ex03.byte_lines_growth, learner_code.ByteLines, ByteLinesJoined, ex03.check_byte_lines),
+    "05.2-line-limit": (ex05.line_limit_growth, learner_code.LineLimit, LimitRecounted, ex05.check_line_limit),
     "09-block-cutter": (
-        checks.block_cutter_growth,
+        ex09.block_cutter_growth,
         learner_code.BlockCutter,
         CutterRescans,
-        checks.check_block_cutter,
+        ex09.check_block_cutter,
     ),
 }
 
@@ -140,9 +143,9 @@ def test_the_quadratic_answers_are_right_but_for_growth(part: str) -> None:
 
 
 DECLARED = {
-    "01-json-lines": tasks.JSON_LINES,
-    "03-byte-lines": checks.BYTE_LINES,
-    "05.2-line-limit": checks.LINE_LIMIT,
-    "09-block-cutter": checks.BLOCK_CUTTER,
+    "01-json-lines": ex01.JSON_LINES,
+    "03-byte-lines": ex03.BYTE_LINES,
+    "05.2-line-limit": ex05.LINE_LIMIT,
+    "09-block-cutter": ex09.BLOCK_CUTTER,
 }
 FIRST_FIXTURES = 12

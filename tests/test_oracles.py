@@ -12,8 +12,10 @@ import json
 
 import pytest
 
-from sse_course.classroom import checks, tasks
-from sse_course.classroom.checking import StreamCheck, Trace, frozen_options, regrouped
+from sse_course.classroom import checks
+from sse_course.classroom.checking import StreamCheck, Trace, frozen_options, layers, regrouped
+from sse_course.classroom.exercises import ex01_chunks_are_not_events as ex01
+from sse_course.classroom.exercises import ex03_text_to_lines as ex03
 from sse_course.classroom.harness import chunks_of, partitions
 from sse_course.classroom.zoo import ZOO
 from sse_course.layered import SLICE_BYTES
@@ -23,7 +25,7 @@ from sse_course.layered import SLICE_BYTES
 SAMPLED = ("whole", "one_byte", "interesting", "random")
 
 #: Every check whose reference is regrouped, with the fixtures it runs.
-REGROUPED = {check.what: check for check in (checks.PARSER, checks.BYTE_LINES, tasks.JSON_LINES)}
+REGROUPED = {check.what: check for check in (checks.PARSER, ex03.BYTE_LINES, ex01.JSON_LINES)}
 
 
 def disagreements(check: StreamCheck) -> list[tuple[str, str, tuple[int, ...]]]:
@@ -73,7 +75,7 @@ def handover_disagreements(fixtures: list) -> list[tuple[str, str, tuple[int, ..
     """Each (fixture, profile, split) where what an assembler is handed, regrouped from a
     byte per read, differs from a direct run; or where two splits get the same key
     (checks.HANDED_TO_ASSEMBLER) but are handed different calls."""
-    regrouped_handover = regrouped(functools.partial(checks.handed_trace, "assembler"))
+    regrouped_handover = regrouped(functools.partial(layers.handed_trace, "assembler"))
     found = []
     for fixture in fixtures:
         splits = [*partitions(fixture.raw, SAMPLED), (0, len(fixture.raw))]  # a fifth of them share a key with another
@@ -81,7 +83,7 @@ def handover_disagreements(fixtures: list) -> list[tuple[str, str, tuple[int, ..
             options = frozen_options(fixture.options)
             by_key: dict[tuple, tuple] = {}
             for cuts in splits:
-                direct = checks.handed_trace("assembler", chunks_of(fixture.raw, cuts), profile, options)
+                direct = layers.handed_trace("assembler", chunks_of(fixture.raw, cuts), profile, options)
                 calls = (
                     direct.calls,
                     direct.error,

@@ -15,9 +15,18 @@ import learner_code
 import pytest
 from mutants import WrapsTheCoursesCutter, handed_a_cutter
 
-from sse_course.classroom import blocks, checks, resume, tasks
+from sse_course.classroom import blocks, resume
 from sse_course.classroom.checking import CheckFailed, Kind
 from sse_course.classroom.checking.declare import reference_parts
+from sse_course.classroom.exercises import ex01_chunks_are_not_events as ex01
+from sse_course.classroom.exercises import ex02_bytes_to_text as ex02
+from sse_course.classroom.exercises import ex03_text_to_lines as ex03
+from sse_course.classroom.exercises import ex04_lines_to_events as ex04
+from sse_course.classroom.exercises import ex05_limits_and_failures as ex05
+from sse_course.classroom.exercises import ex06_payloads as ex06
+from sse_course.classroom.exercises import ex08_real_streams as ex08
+from sse_course.classroom.exercises import ex09_performance as ex09
+from sse_course.classroom.exercises import ex10_reconnect_and_resume as ex10
 from sse_course.decoding import Utf8Decoder
 from sse_course.errors import LineTooLong
 from sse_course.lines import LineSplitter
@@ -85,7 +94,7 @@ class HoldsTheCoursesByteLines:
     """The check's own reference, held and delegated to."""
 
     def __init__(self, strict: bool = True) -> None:
-        self.inner = checks.LatinLines(strict)
+        self.inner = ex03.LatinLines(strict)
 
     def feed(self, chunk: bytes) -> list[bytes]:
         return self.inner.feed(chunk)
@@ -138,13 +147,13 @@ class DecoderOnTheCoursesSafeCut(learner_code.Decoder):
 
     def decode(self, chunk: bytes, final: bool) -> str:
         buffer = self.held + chunk
-        if not final and checks.whole_characters(buffer) == len(buffer):
+        if not final and ex02.whole_characters(buffer) == len(buffer):
             self.held, chunk = b"", buffer
         return super().decode(chunk, final)
 
 
 def safe_cut_by_the_course(buffer: bytes) -> int:
-    return checks.whole_characters(buffer)
+    return ex02.whole_characters(buffer)
 
 
 def safe_cut_by_decoding(buffer: bytes) -> int:
@@ -158,7 +167,7 @@ class JsonLinesOnTheCoursesStages:
     """Exercise 01 put together from the course's own stages and the package's decoder."""
 
     def __init__(self) -> None:
-        self.pipeline = tasks.Pipeline(Utf8Decoder("replace"), tasks.TailLines(), tasks.JsonValues())
+        self.pipeline = ex05.Pipeline(Utf8Decoder("replace"), ex05.TailLines(), ex05.JsonValues())
 
     def feed(self, chunk: bytes) -> list[Any]:
         return self.pipeline.feed(chunk)
@@ -183,7 +192,7 @@ class JsonLinesOnTheDecoder:
 
 
 def resume_state_by_the_course(lines: list[str]) -> tuple[str, int | None]:
-    return tasks.resume_state(lines)
+    return ex04.resume_state(lines)
 
 
 def encode_by_starlette(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
@@ -194,7 +203,7 @@ def encode_by_starlette(data: str, event: str | None = None, id: str | None = No
 
 class PipelineHoldsTheCourses:
     def __init__(self, *stages: Any) -> None:
-        self.inner = tasks.Pipeline(*stages)
+        self.inner = ex05.Pipeline(*stages)
 
     def feed(self, value: Any) -> list[Any]:
         return self.inner.feed(value)
@@ -203,13 +212,13 @@ class PipelineHoldsTheCourses:
         return self.inner.close()
 
 
-class SubclassesTheNamedEventsReference(checks.NamedEventsReference):
+class SubclassesTheNamedEventsReference(ex06.NamedEventsReference):
     pass
 
 
 class HoldsTheNamedEventsReference:
     def __init__(self) -> None:
-        self.inner = checks.NamedEventsReference()
+        self.inner = ex06.NamedEventsReference()
 
     def feed(self, events: list[Any]) -> list[str]:
         return self.inner.feed(events)
@@ -232,7 +241,7 @@ class NamedEventsOnJsonPayloads:
 
 
 def answer_by_the_course(client: httpx.Client, url: str) -> tuple[str, bool]:
-    return tasks.answer_of(client.get(url).content)
+    return ex08.answer_of(client.get(url).content)
 
 
 def follow_replays_the_plan(connect: Any, sleep: Callable[[float], None]) -> list[Any]:
@@ -242,7 +251,7 @@ def follow_replays_the_plan(connect: Any, sleep: Callable[[float], None]) -> lis
         connect(connection.sent)
         if connection.wait_ms is not None:
             sleep(connection.wait_ms / 1000)
-    return resume.planned_events(plan)
+    return ex10.planned_events(plan)
 
 
 class CutterOnTheSplitter(LineSplitter):
@@ -254,79 +263,79 @@ class CutterOnTheSplitter(LineSplitter):
 
 #: check -> (the code that is not the learner's, the direction NOT YOURS states, the task's words shown).
 NOT_YOURS: dict[str, tuple[Callable[..., Any], str, str]] = {
-    "decoder-wrapper": (checks.check_decoder, WrapsUtf8Decoder, "calls", "no Utf8Decoder"),
-    "decoder-subclass": (checks.check_decoder, SubclassesUtf8Decoder, "subclass", "no Utf8Decoder"),
-    "decoder-codecs-wrapper": (checks.check_decoder, WrapsCodecs, "calls", "no codecs incremental decoder"),
-    "decoder-codecs-subclass": (checks.check_decoder, SubclassesCodecs, "subclass", "no codecs incremental decoder"),
-    "decoder-call": (checks.check_decoder, CallsUtf8Decoder, "calls", "no Utf8Decoder"),
-    "byte-lines-wrapper": (checks.check_byte_lines, WrapsLineSplitter, "calls", "on bytes with bytes.find"),
-    "byte-lines-reference-held": (checks.check_byte_lines, HoldsTheCoursesByteLines, "calls", "bytes.find"),
+    "decoder-wrapper": (ex02.check_decoder, WrapsUtf8Decoder, "calls", "no Utf8Decoder"),
+    "decoder-subclass": (ex02.check_decoder, SubclassesUtf8Decoder, "subclass", "no Utf8Decoder"),
+    "decoder-codecs-wrapper": (ex02.check_decoder, WrapsCodecs, "calls", "no codecs incremental decoder"),
+    "decoder-codecs-subclass": (ex02.check_decoder, SubclassesCodecs, "subclass", "no codecs incremental decoder"),
+    "decoder-call": (ex02.check_decoder, CallsUtf8Decoder, "calls", "no Utf8Decoder"),
+    "byte-lines-wrapper": (ex03.check_byte_lines, WrapsLineSplitter, "calls", "on bytes with bytes.find"),
+    "byte-lines-reference-held": (ex03.check_byte_lines, HoldsTheCoursesByteLines, "calls", "bytes.find"),
     "byte-lines-reference-subclass": (
-        checks.check_byte_lines,
-        type("SubclassesTheCourses", (checks.LatinLines,), {}),
+        ex03.check_byte_lines,
+        type("SubclassesTheCourses", (ex03.LatinLines,), {}),
         "subclass",
         "bytes.find",
     ),
     "byte-lines-subclass": (
-        checks.check_byte_lines,
+        ex03.check_byte_lines,
         SubclassesLineSplitter,
         "subclass",
         "not the package's LineSplitter",
     ),
-    "line-limit-wrapper": (checks.check_line_limit, DelegatesTheLimit, "raised by", "write the limit yourself"),
-    "line-limit-subclass": (checks.check_line_limit, SubclassesTheSplitter, "subclass", "must not subclass it"),
-    "line-limit-reraised": (checks.check_line_limit, ReraisesTheLimit, "raised by", "write the limit yourself"),
-    "decoder-reference-safe-cut": (checks.check_decoder, DecoderOnTheCoursesSafeCut, "calls", "course's own safe_cut"),
-    "safe-cut-reference": (checks.check_safe_cut, checks.whole_characters, "calls", "course's own safe_cut"),
-    "safe-cut-reference-wrapped": (checks.check_safe_cut, safe_cut_by_the_course, "calls", "course's own safe_cut"),
-    "safe-cut-decoder": (checks.check_safe_cut, safe_cut_by_decoding, "calls", "not with a decoder"),
-    "json-lines-course-stages": (tasks.check_json_lines, JsonLinesOnTheCoursesStages, "calls", "course's"),
-    "json-lines-package-decoder": (tasks.check_json_lines, JsonLinesOnTheDecoder, "calls", "its layers"),
+    "line-limit-wrapper": (ex05.check_line_limit, DelegatesTheLimit, "raised by", "write the limit yourself"),
+    "line-limit-subclass": (ex05.check_line_limit, SubclassesTheSplitter, "subclass", "must not subclass it"),
+    "line-limit-reraised": (ex05.check_line_limit, ReraisesTheLimit, "raised by", "write the limit yourself"),
+    "decoder-reference-safe-cut": (ex02.check_decoder, DecoderOnTheCoursesSafeCut, "calls", "course's own safe_cut"),
+    "safe-cut-reference": (ex02.check_safe_cut, ex02.whole_characters, "calls", "course's own safe_cut"),
+    "safe-cut-reference-wrapped": (ex02.check_safe_cut, safe_cut_by_the_course, "calls", "course's own safe_cut"),
+    "safe-cut-decoder": (ex02.check_safe_cut, safe_cut_by_decoding, "calls", "not with a decoder"),
+    "json-lines-course-stages": (ex01.check_json_lines, JsonLinesOnTheCoursesStages, "calls", "course's"),
+    "json-lines-package-decoder": (ex01.check_json_lines, JsonLinesOnTheDecoder, "calls", "its layers"),
     "json-lines-reference-subclass": (
-        tasks.check_json_lines,
-        type("SubclassesTheCourses", (tasks.JsonLines,), {}),
+        ex01.check_json_lines,
+        type("SubclassesTheCourses", (ex01.JsonLines,), {}),
         "subclass",
         "course's",
     ),
-    "resume-state-reference": (tasks.check_resume_state, tasks.resume_state, "calls", "course's own resume_state"),
+    "resume-state-reference": (ex04.check_resume_state, ex04.resume_state, "calls", "course's own resume_state"),
     "resume-state-reference-wrapped": (
-        tasks.check_resume_state,
+        ex04.check_resume_state,
         resume_state_by_the_course,
         "calls",
         "course's own resume_state",
     ),
-    "encoder-library": (checks.check_encoder, encode_by_starlette, "calls", "not a library's encoder"),
-    "pipeline-reference-held": (tasks.check_pipeline, PipelineHoldsTheCourses, "calls", "the check's own Pipeline"),
+    "encoder-library": (ex04.check_encoder, encode_by_starlette, "calls", "not a library's encoder"),
+    "pipeline-reference-held": (ex05.check_pipeline, PipelineHoldsTheCourses, "calls", "the check's own Pipeline"),
     "pipeline-reference-subclass": (
-        tasks.check_pipeline,
-        type("SubclassesTheCourses", (tasks.Pipeline,), {}),
+        ex05.check_pipeline,
+        type("SubclassesTheCourses", (ex05.Pipeline,), {}),
         "subclass",
         "the check's own Pipeline",
     ),
     "named-events-reference-subclass": (
-        checks.check_named_events,
+        ex06.check_named_events,
         SubclassesTheNamedEventsReference,
         "subclass",
         "course's own reference",
     ),
     "named-events-reference-held": (
-        checks.check_named_events,
+        ex06.check_named_events,
         HoldsTheNamedEventsReference,
         "calls",
         "course's own reference",
     ),
     "named-events-package-adapter": (
-        checks.check_named_events,
+        ex06.check_named_events,
         NamedEventsOnJsonPayloads,
         "calls",
         "JSON payload adapter",
     ),
-    "read-answer-reference": (tasks.check_read_answer, answer_by_the_course, "calls", "course's own answer_of"),
-    "follow-replays-the-reference": (resume.check_follow, follow_replays_the_plan, "calls", "planned_run"),
-    "block-cutter-wrapper": (checks.check_block_cutter, WrapsTheCoursesCutter, "calls", "bytes alone"),
-    "block-cutter-subclass": (checks.check_block_cutter, CutterOnTheSplitter, "subclass", "line splitter or parsers"),
-    "block-cutter-handed-in": (checks.check_block_cutter, handed_a_cutter, "calls", "bytes alone"),
-    "block-cutter-the-reference": (checks.check_block_cutter, blocks.BlockCutter, "subclass", "bytes alone"),
+    "read-answer-reference": (ex08.check_read_answer, answer_by_the_course, "calls", "course's own answer_of"),
+    "follow-replays-the-reference": (ex10.check_follow, follow_replays_the_plan, "calls", "planned_run"),
+    "block-cutter-wrapper": (ex09.check_block_cutter, WrapsTheCoursesCutter, "calls", "bytes alone"),
+    "block-cutter-subclass": (ex09.check_block_cutter, CutterOnTheSplitter, "subclass", "line splitter or parsers"),
+    "block-cutter-handed-in": (ex09.check_block_cutter, handed_a_cutter, "calls", "bytes alone"),
+    "block-cutter-the-reference": (ex09.check_block_cutter, blocks.BlockCutter, "subclass", "bytes alone"),
 }
 
 
@@ -344,18 +353,18 @@ def test_code_that_reaches_the_package_is_not_yours(case: str) -> None:
 
 #: Every part's check; those whose answer is a class are also refused a subclass.
 PARTS = {
-    tasks.check_json_lines: True,
-    checks.check_safe_cut: False,
-    checks.check_decoder: True,
-    checks.check_byte_lines: True,
-    tasks.check_resume_state: False,
-    checks.check_encoder: False,
-    tasks.check_pipeline: True,
-    checks.check_line_limit: True,
-    checks.check_named_events: True,
-    tasks.check_read_answer: False,
-    checks.check_block_cutter: True,
-    resume.check_follow: False,
+    ex01.check_json_lines: True,
+    ex02.check_safe_cut: False,
+    ex02.check_decoder: True,
+    ex03.check_byte_lines: True,
+    ex04.check_resume_state: False,
+    ex04.check_encoder: False,
+    ex05.check_pipeline: True,
+    ex05.check_line_limit: True,
+    ex06.check_named_events: True,
+    ex08.check_read_answer: False,
+    ex09.check_block_cutter: True,
+    ex10.check_follow: False,
 }
 
 
@@ -370,9 +379,9 @@ def test_every_part_refuses_code_that_is_not_the_learners(check: Callable[..., A
 
 def test_a_guard_may_hold_the_package_splitter_when_the_task_builds_on_it() -> None:
     """Exercise 05's guard stands in front of LineSplitter: holding one is not a reach."""
-    assert checks.LINE_LIMIT.not_yours.held(learner_code.LineLimit(10)) is None
+    assert ex05.LINE_LIMIT.not_yours.held(learner_code.LineLimit(10)) is None
     assert (
-        checks.BYTE_LINES.not_yours.held(WrapsLineSplitter(True))
+        ex03.BYTE_LINES.not_yours.held(WrapsLineSplitter(True))
         == "your object.inner is a sse_course.lines.LineSplitter"
     )
 
@@ -387,6 +396,6 @@ def test_a_part_is_checked_with_the_reference_for_the_other_parts(monkeypatch: p
     monkeypatch.setattr(learner_code, "safe_cut", wrong_safe_cut)
     decoder = learner_code.Decoder()
     assert decoder.feed("café".encode()) == ""  # the wrong safe_cut holds everything
-    with reference_parts(learner_code.Decoder, checks.DECODER.parts):
+    with reference_parts(learner_code.Decoder, ex02.DECODER.parts):
         assert learner_code.Decoder().feed("café".encode()) == "café"
     assert learner_code.safe_cut is wrong_safe_cut, "the learner's own part is put back"

@@ -12,9 +12,14 @@ import pytest
 
 from sse_course import Event, SSEParser
 from sse_course.classroom.checking import CheckFailed, Kind
+from sse_course.classroom.exercises.ex10_reconnect_and_resume import (
+    FOLLOW_RULES,
+    check_follow,
+    event_problems,
+    try_follow,
+)
 from sse_course.classroom.resume import (
     BLOCKS,
-    FOLLOW_RULES,
     HEARTBEAT,
     INITIAL_RETRY_MS,
     STREAM,
@@ -22,12 +27,9 @@ from sse_course.classroom.resume import (
     KeptConnecting,
     Reply,
     Sleeps,
-    check_follow,
-    event_problems,
     expected_events,
     planned_run,
     render_resume,
-    try_follow,
 )
 from sse_course.classroom.resume_explorer import ResumeExplorer
 

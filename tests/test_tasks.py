@@ -13,8 +13,12 @@ import httpx
 import pytest
 
 from sse_course import IncompleteStream, LayeredSSEParser, SSEParser
-from sse_course.classroom import tasks
 from sse_course.classroom.checking import CheckFailed, Kind
+from sse_course.classroom.exercises import ex01_chunks_are_not_events as ex01
+from sse_course.classroom.exercises import ex04_lines_to_events as ex04
+from sse_course.classroom.exercises import ex05_limits_and_failures as ex05
+from sse_course.classroom.exercises import ex07_evidence as ex07
+from sse_course.classroom.exercises import ex08_real_streams as ex08
 from sse_course.classroom.zoo import ZOO
 from sse_course.events import EventAssembler, split_field
 from sse_course.httpx_adapter import iter_sse, sse_headers
@@ -111,7 +115,7 @@ class BlankTailParsed(JsonLines):
 
 class HoldsTheReference:
     def __init__(self) -> None:
-        self.reader = tasks.JsonLines()
+        self.reader = ex01.JsonLines()
 
     def feed(self, chunk: bytes) -> list:
         return self.reader.feed(chunk)
@@ -121,10 +125,10 @@ class HoldsTheReference:
 
 
 @pytest.mark.parametrize(
-    "answer, direction", [(type("Sub", (tasks.JsonLines,), {}), "subclass"), (HoldsTheReference, "calls")]
+    "answer, direction", [(type("Sub", (ex01.JsonLines,), {}), "subclass"), (HoldsTheReference, "calls")]
 )
 def test_json_lines_rejects_the_course_reference(answer: type, direction: str) -> None:
-    assert verdict_of(tasks.check_json_lines, answer) == (Kind.NOT_YOURS, direction)
+    assert verdict_of(ex01.check_json_lines, answer) == (Kind.NOT_YOURS, direction)
 
 
 # --- exercise 04, part 1: the state a client resumes with ---------------------------
@@ -181,7 +185,7 @@ def solution(lines: list[str]) -> tuple[str, int | None]:
 
 
 def test_resume_state_solution_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    tasks.check_resume_state(solution)
+    ex04.check_resume_state(solution)
     assert capsys.readouterr().out.startswith("Correct: your resume_state")
 
 
@@ -233,14 +237,14 @@ def comment_as_field(lines: list[str]) -> tuple[str, int | None]:
     ],
 )
 def test_resume_state_rejects_each_rule_broken(mutant: Callable[[list[str]], Any], rule: str) -> None:
-    failure = rejected(tasks.check_resume_state, mutant)
+    failure = rejected(ex04.check_resume_state, mutant)
     assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_VALUE, "state")
-    assert rule in tasks.RESUME_STREAMS
+    assert rule in ex04.RESUME_STREAMS
     assert failure.verdict.fixture == f"case {rule}"
 
 
 def test_resume_state_names_the_rule_case_that_shows_it() -> None:
-    failure = rejected(tasks.check_resume_state, lambda lines: resume(lines, commit_at_once=True))
+    failure = rejected(ex04.check_resume_state, lambda lines: resume(lines, commit_at_once=True))
     assert failure.verdict.fixture == "case id-at-dispatch"
     assert "Last-Event-ID should be '3', yours is '4'" in str(failure)
 
@@ -256,7 +260,7 @@ def test_resume_state_rejects_the_package_field_rules(package_code: Any) -> None
         return assembler.last_event_id, assembler.retry
 
     answer = with_split_field if package_code is split_field else with_assembler
-    assert verdict_of(tasks.check_resume_state, answer) == (Kind.NOT_YOURS, "calls")
+    assert verdict_of(ex04.check_resume_state, answer) == (Kind.NOT_YOURS, "calls")
 
 
 # --- exercise 05, part 1: any chain of stages ------------------------------------------
@@ -327,9 +331,9 @@ class EndsPushedOneStage(Pipeline):
 #: (check, the solution, the rules the task states, [(mutant, rule, kind, direction)]).
 STREAM_TASKS = {
     "json-lines": (
-        tasks.check_json_lines,
+        ex01.check_json_lines,
         JsonLines,
-        tasks.JSON_LINES.rules,
+        ex01.JSON_LINES.rules,
         [
             (FirstValueOnly, "several", Kind.MISSING, "never"),
             (OneFeedLate, "at-once", Kind.MISSING, "late"),
@@ -342,9 +346,9 @@ STREAM_TASKS = {
         ],
     ),
     "pipeline": (
-        tasks.check_pipeline,
+        ex05.check_pipeline,
         Pipeline,
-        tasks.PIPELINE_RULES,
+        ex05.PIPELINE_RULES,
         [
             (LastStageSkipped, "feed-through", Kind.WRONG_VALUE, ""),
             (ClosedLastToFirst, "close-in-order", Kind.MISSING, "never"),
@@ -380,8 +384,8 @@ def test_stream_task_rejects_each_rule_broken(task: str, mutant: type, kind: Kin
 
 def test_pipeline_that_drops_the_end_fails_where_the_end_matters() -> None:
     """The browser profile's SSE layers cannot show a thrown-away end; the chains can."""
-    failure = rejected(tasks.check_pipeline, EndsThrownAway)
-    assert failure.verdict.fixture.startswith(tuple(tasks.CHAINS))
+    failure = rejected(ex05.check_pipeline, EndsThrownAway)
+    assert failure.verdict.fixture.startswith(tuple(ex05.CHAINS))
 
 
 class WrapsTheParser:
@@ -402,7 +406,7 @@ class SubclassesTheParser(LayeredSSEParser):
 
 @pytest.mark.parametrize("answer, direction", [(WrapsTheParser, "calls"), (SubclassesTheParser, "subclass")])
 def test_pipeline_rejects_the_package_parser(answer: type, direction: str) -> None:
-    assert verdict_of(tasks.check_pipeline, answer) == (Kind.NOT_YOURS, direction)
+    assert verdict_of(ex05.check_pipeline, answer) == (Kind.NOT_YOURS, direction)
 
 
 # --- exercise 07: a gap in the evidence ---------------------------------------------------
@@ -434,7 +438,7 @@ class StripsId(EventAssembler):
 
 
 def test_own_mistake_solution_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    tasks.check_own_mistake(LowercaseType, GOOD)
+    ex07.check_own_mistake(LowercaseType, GOOD)
     assert capsys.readouterr().out.startswith("Correct: your answer")
 
 
@@ -470,7 +474,7 @@ def test_own_mistake_solution_passes(capsys: pytest.CaptureFixture[str]) -> None
     ],
 )
 def test_own_mistake_rejects(mistake: type, spec: Callable[[], dict], kind: Kind, direction: str) -> None:
-    assert verdict_of(tasks.check_own_mistake, mistake, spec) == (kind, direction)
+    assert verdict_of(ex07.check_own_mistake, mistake, spec) == (kind, direction)
 
 
 # --- exercise 08: an answer read from a real stream -----------------------------------------
@@ -518,7 +522,7 @@ def parser_per_chunk(client: httpx.Client, url: str) -> tuple[str, bool]:
 
 
 def test_read_answer_solution_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    tasks.check_read_answer(read_answer)
+    ex08.check_read_answer(read_answer)
     assert capsys.readouterr().out.startswith("Correct: your read_answer")
 
 
@@ -536,13 +540,13 @@ def test_read_answer_solution_passes(capsys: pytest.CaptureFixture[str]) -> None
 def test_read_answer_rejects_each_rule_broken(
     mutant: Callable[..., Any], kind: Kind, direction: str, says: str
 ) -> None:
-    failure = rejected(tasks.check_read_answer, mutant)
+    failure = rejected(ex08.check_read_answer, mutant)
     assert (failure.verdict.kind, failure.verdict.direction) == (kind, direction)
     assert says in failure.verdict.headline
 
 
 def test_pipeline_rejects_the_checks_own_reference() -> None:
-    assert verdict_of(tasks.check_pipeline, type("Sub", (tasks.Pipeline,), {})) == (Kind.NOT_YOURS, "subclass")
+    assert verdict_of(ex05.check_pipeline, type("Sub", (ex05.Pipeline,), {})) == (Kind.NOT_YOURS, "subclass")
 
 
 class MagicLine(EventAssembler):
@@ -557,6 +561,6 @@ def magic_fixture() -> dict:
 
 
 def test_own_mistake_rejects_a_mistake_that_only_one_exact_input_shows() -> None:
-    failure = rejected(tasks.check_own_mistake, MagicLine, magic_fixture)
+    failure = rejected(ex07.check_own_mistake, MagicLine, magic_fixture)
     assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_VALUE, "")
     assert "only on this exact input" in failure.verdict.headline

@@ -1,8 +1,9 @@
 """The checking engine: one verdict, one comparator, one shrinker, one printer; checks are declarations.
 
-Every exercise check in the course (``sse_course.classroom.checks``, the
-resume check of lesson 10, the live check of lesson 08) is built from these
-parts, so all of them behave and speak alike:
+Every check in the course (one module per exercise in
+``sse_course.classroom.exercises``, and the lessons' checks in
+``sse_course.classroom.checks``) is built from these parts, so all of them
+behave and speak alike:
 
 * :mod:`.verdict`: :class:`Verdict` (passed, not attempted, or failed with a
   :class:`Kind`: MISSING, EXTRA, WRONG VALUE, WRONG ERROR, MISSING ERROR, NOT
@@ -18,7 +19,9 @@ parts, so all of them behave and speak alike:
   verdict as data (:data:`MIMETYPE`) for the progress report;
 * :mod:`.ownership`: :class:`NotYours`, what a "write X" task forbids;
 * :mod:`.growth`: :func:`check_growth`, TOO SLOW where the task implies linear time;
-* :mod:`.declare`: :class:`StreamCheck` and :class:`Rule`.
+* :mod:`.declare`: :class:`StreamCheck` and :class:`Rule`;
+* :mod:`.inputs`: the shipped fixtures and the streams generated for the rules tasks state;
+* :mod:`.layers`: what a caller observes, the reference's traces, and a layer checked inside the parser.
 
 How to declare a check
 ----------------------
