@@ -252,6 +252,14 @@ class AfterDoneAllowed(learner_code.NamedEvents):
         return texts
 
 
+class CountsPerFeed(learner_code.NamedEvents):
+    """Numbers the events of each feed from 1: an error's message names the wrong event."""
+
+    def feed(self, events: Any) -> list[str]:
+        self.count = 0
+        return super().feed(events)
+
+
 class NoEndRequired(learner_code.NamedEvents):
     def close(self) -> list[str]:
         return []

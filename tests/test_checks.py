@@ -15,15 +15,16 @@ import learner_code
 import pytest
 from learner_code import Decoder
 from mutants import (
-    CrWaits as ByteCrWaits,
-)
-from mutants import (
+    CountsPerFeed,
     JsonLeaks,
     LfAfterCrKept,
     NoEndRequired,
     UnknownTypesRefused,
     cut_never_holds,
     encoder,
+)
+from mutants import (
+    CrWaits as ByteCrWaits,
 )
 
 from sse_course import SSEParser
@@ -447,6 +448,15 @@ def test_named_events_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -
     failure = failed(lambda: checks.check_named_events(mutant))
     assert_headline(failure, *kind)
     assert_smallest(failure)
+
+
+@pytest.mark.parametrize("about, feeds", checks.NUMBERED_FEEDS)
+def test_named_events_check_reads_the_event_number_across_feeds(about: str, feeds: tuple[bytes, ...]) -> None:
+    """The task asks for the event's number among all the events fed: a count restarted per feed is refused."""
+    failure = failed(lambda: checks.check_event_number(CountsPerFeed, about, feeds))
+    assert_headline(failure, K.WRONG_VALUE, "state")
+    assert "its number among all the events fed" in str(failure) and "feed 2: " in str(failure)
+    checks.check_event_number(learner_code.NamedEvents, about, feeds)
 
 
 def test_named_events_check_accepts_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
