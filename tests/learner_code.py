@@ -107,14 +107,14 @@ class LineLimit:
         self.line_chars = 0
 
     def feed(self, text: str) -> list[str]:
-        pieces = LINE_END_CHAR.split(text)
-        lengths = [len(piece) for piece in pieces]
-        lengths[0] += self.line_chars
-        for i, length in enumerate(lengths):
-            if length > self.max_line_chars:
-                start = sum(map(len, pieces[:i])) + i
-                raise LineTooLong(self.max_line_chars, self.splitter.feed(text[:start]))
-        self.line_chars = lengths[-1]
+        start, chars = 0, self.line_chars  # where the current line starts in text; its characters before
+        for end in LINE_END_CHAR.finditer(text):  # no copy of the text: only where each line ends
+            if chars + end.start() - start > self.max_line_chars:
+                break
+            start, chars = end.end(), 0
+        if chars + len(text) - start > self.max_line_chars:  # the line from start is too long
+            raise LineTooLong(self.max_line_chars, self.splitter.feed(text[:start]))
+        self.line_chars = chars + len(text) - start
         return self.splitter.feed(text)
 
     def close(self) -> list[str]:

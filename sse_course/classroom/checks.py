@@ -416,10 +416,9 @@ def accepts_limits(factory: Callable[..., Any]) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in params) or {"max_line_chars", "max_event_chars"} <= names
 
 
-def refuses_huge_chunk(parser: Any, what: str) -> str:
-    """Feed one huge chunk with no line end under a small line limit: the
+def refuses_huge_chunk(parser: Any, what: str, chunk: bytes | str = b"data: " + b"x" * HUGE_CHUNK_BYTES) -> str:
+    """Feed one huge chunk (by default with no line end) under a small line limit: the
     limit must fire in that feed, before the chunk is buffered whole."""
-    chunk = b"data: " + b"x" * HUGE_CHUNK_BYTES
     tracemalloc.start()
     try:
         parser.feed(chunk)
@@ -429,7 +428,7 @@ def refuses_huge_chunk(parser: Any, what: str) -> str:
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    shown = f"one chunk of {len(chunk)} bytes with no line end, max_line_chars={HUGE_LIMIT}\n    b'data: xxxxxxxx...'  (a single read)"  # noqa: E501
+    shown = f"one read of {len(chunk):,} {'bytes' if isinstance(chunk, bytes) else 'characters'}, max_line_chars={HUGE_LIMIT}\n    {chunk[:12]!r}...  (a single read)"  # noqa: E501
     if not got.startswith("LineTooLong"):
         raise failed(
             what,
@@ -625,7 +624,16 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
     if watch.reached:  # the package splitter's own limit refused the chunk
         assert LINE_LIMIT.not_yours is not None  # the line limit check names what is not yours
         raise not_yours(LINE_LIMIT.what, LINE_LIMIT.not_yours, watch.reached[0])
+    for before, after in HUGE_TEXT_SPLITS:  # the guard itself, fed one huge text with a line end in it
+        text = "x" * before + "\n" + "x" * after
+        refuses_huge_chunk(make(**limits), LINE_LIMIT.what, text)
     return f"{LINE_LIMIT.verify(factory)} {refused}, {line_limit_growth(factory)}"
+
+
+#: Huge texts fed to the guard itself, as the lengths before and after their one LF: a line end first, then
+#: one in the middle. A guard that hands the text to its splitter before counting makes the splitter copy
+#: what follows the LF (with no line end, the splitter may keep the caller's own text: nothing new is held).
+HUGE_TEXT_SPLITS = ((0, HUGE_CHUNK_BYTES), (HUGE_CHUNK_BYTES // 2, HUGE_CHUNK_BYTES // 2))
 
 
 def line_limit_growth(factory: Callable[..., Any]) -> str:
