@@ -18,6 +18,7 @@ from mutants import (
     CountsPerFeed,
     JsonLeaks,
     LfAfterCrKept,
+    LimitAfterSplitting,
     NoEndRequired,
     UnknownTypesRefused,
     cut_never_holds,
@@ -284,6 +285,27 @@ class WholeChunkDecoder(SSEParser):
     def feed(self, chunk: bytes) -> list:
         buffer = bytearray(chunk)
         return super().feed(bytes(buffer))
+
+
+def test_a_guard_that_hands_the_text_to_its_splitter_first_is_refused() -> None:
+    """The huge text starts with an LF: the splitter copies the long line after it, and the check sees it held."""
+    message = rejection(lambda: checks.check_line_limit(LimitAfterSplitting))
+    assert "MISSING ERROR (none raised): LineTooLong came only after holding" in message
+    assert "'\\nxxxxxxxxxxx'..." in message, message
+    for before, after in checks.HUGE_TEXT_SPLITS:
+        text = "x" * before + "\n" + "x" * after
+        guard = learner_code.LineLimit(max_line_chars=checks.HUGE_LIMIT)
+        assert checks.refuses_huge_chunk(guard, "it", text).startswith("and refuses")
+
+
+@pytest.mark.parametrize("reads", checks.completed_cases())
+def test_line_limit_completed_lines_after_a_crlf_cut_by_the_reads(reads: tuple[str, ...]) -> None:
+    """Counting the LF of a CRLF as one more line end hands the refused line over as completed."""
+    checks.check_completed(learner_code.LineLimit, reads)
+    if reads[1].startswith("\n") and reads[1].endswith("\n"):  # the CRLF's LF starts the read, the long line ends in it
+        failure = failed(lambda: checks.check_completed(LimitAfterSplitting, reads))
+        assert_headline(failure, K.WRONG_VALUE, "state")
+        assert "LineTooLong should carry the lines completed before the long line" in str(failure)
 
 
 def test_huge_chunk_must_be_refused_before_buffering() -> None:
