@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sse_course import DecodeError, Event, IncompleteStream
@@ -107,14 +107,14 @@ class LineLimit:
         self.line_chars = 0
 
     def feed(self, text: str) -> list[str]:
-        pieces = LINE_END_CHAR.split(text)
-        lengths = [len(piece) for piece in pieces]
-        lengths[0] += self.line_chars
-        for i, length in enumerate(lengths):
-            if length > self.max_line_chars:
-                start = sum(map(len, pieces[:i])) + i
-                raise LineTooLong(self.max_line_chars, self.splitter.feed(text[:start]))
-        self.line_chars = lengths[-1]
+        start, chars = 0, self.line_chars  # where the current line starts in text; its characters before
+        for end in LINE_END_CHAR.finditer(text):  # no copy of the text: only where each line ends
+            if chars + end.start() - start > self.max_line_chars:
+                break
+            start, chars = end.end(), 0
+        if chars + len(text) - start > self.max_line_chars:  # the line from start is too long
+            raise LineTooLong(self.max_line_chars, self.splitter.feed(text[:start]))
+        self.line_chars = chars + len(text) - start
         return self.splitter.feed(text)
 
     def close(self) -> list[str]:
@@ -125,6 +125,20 @@ def line_end(buffer: bytes | bytearray, start: int = 0) -> int:
     """Where the first CR or LF at or after ``start`` is, or -1 (exercise 09)."""
     cr, lf = buffer.find(b"\r", start), buffer.find(b"\n", start)
     return lf if cr < 0 or 0 <= lf < cr else cr
+
+
+def line_ends(buffer: bytes | bytearray, start: int = 0) -> Iterator[tuple[int, int]]:
+    """Each line end at or after ``start``: where it is, and where the next line starts (exercise 09).
+    A search's answer is kept until passed, so each byte is searched once."""
+    cr, lf = buffer.find(b"\r", start), buffer.find(b"\n", start)
+    while cr >= 0 or lf >= 0:
+        end = lf if cr < 0 or 0 <= lf < cr else cr
+        after = end + 2 if end == cr and lf == end + 1 else end + 1
+        yield end, after
+        if 0 <= cr < after:
+            cr = buffer.find(b"\r", after)
+        if 0 <= lf < after:
+            lf = buffer.find(b"\n", after)
 
 
 class BlockCutter:
@@ -146,14 +160,14 @@ class BlockCutter:
                 searched = self.line = len(self.held)
         self.after_cr = chunk.endswith(b"\r")
         self.held += chunk
-        blocks = []
-        while (end := line_end(self.held, searched)) >= 0:
-            after = end + 2 if self.held[end : end + 2] == b"\r\n" else end + 1
+        blocks, first = [], 0
+        for end, after in line_ends(self.held, searched):
             if end == self.line:
-                blocks.append(bytes(self.held[:after]))
-                del self.held[:after]
-                after = 0
-            self.line = searched = after
+                blocks.append(bytes(self.held[first:after]))
+                first = after
+            self.line = after
+        del self.held[:first]
+        self.line -= first
         return blocks
 
     def close(self) -> bytes:

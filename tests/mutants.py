@@ -15,6 +15,7 @@ from sse_course import DecodeError
 from sse_course.classroom import blocks, checks
 from sse_course.classroom.exercises import ex06_payloads as ex06
 from sse_course.errors import LineTooLong
+from sse_course.lines import LineSplitter
 from sse_course.payloads import JSONPayloads, PayloadError
 
 
@@ -221,6 +222,31 @@ class LimitOnCompleteLines(LineLimit):
         return lines
 
 
+class LimitAfterSplitting:
+    """Hands each text to the splitter first, then counts every CR and LF in it as a line end: it holds
+    the long line before refusing it, and counts the LF of a CRLF cut by the reads as one more line."""
+
+    def __init__(self, max_line_chars: int, strict: bool = True) -> None:
+        self.max_line_chars = max_line_chars
+        self.splitter = LineSplitter(1 << 62, strict=strict)
+        self.partial = 0
+
+    def feed(self, text: str) -> list[str]:
+        lines = self.splitter.feed(text)
+        start = count = 0
+        for end in learner_code.LINE_END_CHAR.finditer(text):
+            if self.partial + end.start() - start > self.max_line_chars:
+                raise LineTooLong(self.max_line_chars, lines[:count])
+            self.partial, count, start = 0, count + 1, end.end()
+        self.partial += len(text) - start
+        if self.partial > self.max_line_chars:
+            raise LineTooLong(self.max_line_chars, lines)
+        return lines
+
+    def close(self) -> list[str]:
+        return self.splitter.close()
+
+
 class DataNotText(learner_code.NamedEvents):
     def field(self, event: Any, index: int, key: str) -> str:
         super().field(event, index, key)
@@ -251,6 +277,14 @@ class AfterDoneAllowed(learner_code.NamedEvents):
     def feed(self, events: Any) -> list[str]:
         texts = super().feed([e for e in events if not self.done])
         return texts
+
+
+class CountsPerFeed(learner_code.NamedEvents):
+    """Numbers the events of each feed from 1: an error's message names the wrong event."""
+
+    def feed(self, events: Any) -> list[str]:
+        self.count = 0
+        return super().feed(events)
 
 
 class NoEndRequired(learner_code.NamedEvents):

@@ -15,15 +15,17 @@ import learner_code
 import pytest
 from learner_code import Decoder
 from mutants import (
-    CrWaits as ByteCrWaits,
-)
-from mutants import (
+    CountsPerFeed,
     JsonLeaks,
     LfAfterCrKept,
+    LimitAfterSplitting,
     NoEndRequired,
     UnknownTypesRefused,
     cut_never_holds,
     encoder,
+)
+from mutants import (
+    CrWaits as ByteCrWaits,
 )
 
 from sse_course import SSEParser
@@ -293,6 +295,27 @@ class WholeChunkDecoder(SSEParser):
         return super().feed(bytes(buffer))
 
 
+def test_a_guard_that_hands_the_text_to_its_splitter_first_is_refused() -> None:
+    """The huge text starts with an LF: the splitter copies the long line after it, and the check sees it held."""
+    message = rejection(lambda: ex05.check_line_limit(LimitAfterSplitting))
+    assert "MISSING ERROR (none raised): LineTooLong came only after holding" in message
+    assert "'\\nxxxxxxxxxxx'..." in message, message
+    for before, after in ex05.HUGE_TEXT_SPLITS:
+        text = "x" * before + "\n" + "x" * after
+        guard = learner_code.LineLimit(max_line_chars=checks.HUGE_LIMIT)
+        assert checks.refuses_huge_chunk(guard, "it", text).startswith("and refuses")
+
+
+@pytest.mark.parametrize("reads", ex05.completed_cases())
+def test_line_limit_completed_lines_after_a_crlf_cut_by_the_reads(reads: tuple[str, ...]) -> None:
+    """Counting the LF of a CRLF as one more line end hands the refused line over as completed."""
+    ex05.check_completed(learner_code.LineLimit, reads)
+    if reads[1].startswith("\n") and reads[1].endswith("\n"):  # the CRLF's LF starts the read, the long line ends in it
+        failure = failed(lambda: ex05.check_completed(LimitAfterSplitting, reads))
+        assert_headline(failure, K.WRONG_VALUE, "state")
+        assert "LineTooLong should carry the lines completed before the long line" in str(failure)
+
+
 def test_huge_chunk_must_be_refused_before_buffering() -> None:
     message = rejection(lambda: checks.check_parser(functools.partial(WholeChunkDecoder, "browser"), "browser"))
     assert "LineTooLong came only after holding" in message
@@ -468,6 +491,15 @@ def test_named_events_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -
     failure = failed(lambda: ex06.check_named_events(mutant))
     assert_headline(failure, *kind)
     assert_smallest(failure)
+
+
+@pytest.mark.parametrize("about, feeds", ex06.NUMBERED_FEEDS)
+def test_named_events_check_reads_the_event_number_across_feeds(about: str, feeds: tuple[bytes, ...]) -> None:
+    """The task asks for the event's number among all the events fed: a count restarted per feed is refused."""
+    failure = failed(lambda: ex06.check_event_number(CountsPerFeed, about, feeds))
+    assert_headline(failure, K.WRONG_VALUE, "state")
+    assert "its number among all the events fed" in str(failure) and "feed 2: " in str(failure)
+    ex06.check_event_number(learner_code.NamedEvents, about, feeds)
 
 
 def test_named_events_check_accepts_the_contract(capsys: pytest.CaptureFixture[str]) -> None:

@@ -103,6 +103,50 @@ class CutterRescans(learner_code.BlockCutter):
         return blocks
 
 
+class ByteLinesResearching(learner_code.ByteLines):
+    """Right, but searches for the next CR and the next LF afresh for every line: where a read holds many
+    lines and no CR, each line's CR search reads the rest of the read again."""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        pos = 1 if self.after_cr and chunk[0] == learner_code.LF else 0
+        self.after_cr = chunk[-1] == learner_code.CR
+        lines = []
+        while (end := learner_code.line_end(chunk, pos)) >= 0:
+            lines.append(b"".join([*self.pieces, chunk[pos:end]]))
+            self.pieces = []
+            pos = end + (2 if chunk.startswith(b"\r\n", end) else 1)
+        if pos < len(chunk):
+            self.pieces.append(chunk[pos:])
+        return lines
+
+
+class CutterResearching(learner_code.BlockCutter):
+    """Right, but calls ``line_end`` (two fresh searches) for every line, as the course's own cutter once did."""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:
+            return []
+        searched = len(self.held)
+        if self.after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+            if self.held:
+                self.held += b"\n"
+                searched = self.line = len(self.held)
+        self.after_cr = chunk.endswith(b"\r")
+        self.held += chunk
+        blocks = []
+        while (end := learner_code.line_end(self.held, searched)) >= 0:
+            after = end + 2 if self.held[end : end + 2] == b"\r\n" else end + 1
+            if end == self.line:
+                blocks.append(bytes(self.held[:after]))
+                del self.held[:after]
+                after = 0
+            self.line = searched = after
+        return blocks
+
+
 #: part -> (its growth step, the right answer, a right but quadratic answer, its check)
 PARTS: dict[str, tuple[Callable[[Any], str], Any, Any, Callable[..., None]]] = {
     "01-json-lines": (ex01.json_lines_growth, learner_code.JsonLines, JsonLinesFromTheEnd, ex01.check_json_lines),
@@ -125,6 +169,24 @@ def test_a_right_but_quadratic_answer_is_too_slow(part: str) -> None:
     verdict = caught.value.verdict
     assert (verdict.kind, verdict.direction) == (Kind.TOO_SLOW, "grows"), str(caught.value)
     assert "4 times the input takes" in verdict.headline
+
+
+#: part -> (its growth step, an answer right but quadratic where one read holds many lines)
+MANY_LINES = {
+    "03-byte-lines": (ex03.byte_lines_growth, ByteLinesResearching),
+    "09-block-cutter": (ex09.block_cutter_growth, CutterResearching),
+}
+
+
+@pytest.mark.parametrize("part", sorted(MANY_LINES))
+def test_searching_the_rest_of_a_read_again_for_every_line_is_too_slow(part: str) -> None:
+    growth, researching = MANY_LINES[part]
+    with pytest.raises(CheckFailed) as caught:
+        growth(researching)
+    verdict = caught.value.verdict
+    assert (verdict.kind, verdict.direction) == (Kind.TOO_SLOW, "grows"), str(caught.value)
+    assert "many times in one read" in str(caught.value)
+    assert replace(DECLARED[part], fixtures=lambda: DECLARED[part].fixtures()[:FIRST_FIXTURES]).verify(researching)
 
 
 @pytest.mark.parametrize("part", sorted(PARTS))

@@ -55,6 +55,7 @@ def make_follow(
     keep_id: bool = True,
     remember_retry: bool = True,
     use_retry: bool = True,
+    retry_if_truthy: bool = False,
     ms_as_seconds: bool = False,
     stop_on_204: bool = True,
     stop_on_other: bool = True,
@@ -84,7 +85,7 @@ def make_follow(
                 last_event_id = last_id_line(reply.chunks, last_event_id)
             else:
                 last_event_id = events[-1].last_event_id if events else last_event_id
-            if use_retry and parser.retry is not None:
+            if use_retry and (parser.retry if retry_if_truthy else parser.retry is not None):
                 retry = parser.retry
             sleep(retry if ms_as_seconds else retry / 1000)
 
@@ -175,6 +176,19 @@ def test_a_parser_kept_across_the_drop_joins_a_partial_event() -> None:
     assert message.startswith("at drop point 1: the first connection delivered b'e', then dropped")
     assert "missing: [id ''] '{}'" in message  # 'e' joins the resent 'event: ping': an unknown field
     assert "never sent by the server" in message
+
+
+def test_a_retry_of_0_is_a_reconnection_time() -> None:
+    """``if parser.retry:`` ignores ``retry: 0`` and waits the old time: the retry-0 stream shows it."""
+    message = failure(make_follow(retry_if_truthy=True))
+    assert "wrong wait: slept [3.0, 3.0] (seconds), expected [0.0, 0.0]" in message, message
+    assert "retry: 0\\nid: 1" in message
+
+
+def test_a_missing_event_and_an_event_never_sent_show_their_types() -> None:
+    message = failure(make_follow(new_parser=False))
+    assert "missing: [id ''] '{}' (type 'ping')" in message
+    assert "never sent by the server: [id ''] '{}' (type 'message')" in message
 
 
 def test_the_strict_profile_raises_at_a_drop() -> None:
@@ -274,9 +288,9 @@ def test_event_problems_name_each_direction() -> None:
     assert said([one, two], [one, two]) == []
     assert said([one, two], [one, one, two]) == [("EXTRA", "more", "duplicated: [id '1'] 'Hello' delivered 2 times")]
     assert said([one, two], [two, one]) == [("WRONG VALUE", "", "out of order: [id '2'] '👋', [id '1'] 'Hello'")]
-    assert said([one, two], [one]) == [("MISSING", "never", "missing: [id '2'] '👋'")]
+    assert said([one, two], [one]) == [("MISSING", "never", "missing: [id '2'] '👋' (type 'token')")]
     assert said([one, two], [one, two, three]) == [
-        ("EXTRA", "more", "never sent by the server: [id '4'] 'two\\nlines'")
+        ("EXTRA", "more", f"never sent by the server: [id '4'] 'two\\nlines' (type {three.type!r})")
     ]
 
 

@@ -141,8 +141,9 @@ def fields(line: str) -> tuple[str, str]:
 
 
 def retry_of(value: str) -> int | None:
-    ok = 0 < len(value) <= 20 and not value.strip("0123456789") and int(value) < 2**64
-    return int(value) if ok else None
+    digits = value.lstrip("0") or "0"
+    ok = value and not value.strip("0123456789") and len(digits) <= 20 and int(digits) < 2**64
+    return int(digits) if ok else None
 
 
 def resume(
@@ -216,6 +217,16 @@ def unbounded_retry(value: str) -> int | None:
     return int(value) if value and not value.strip("0123456789") else None
 
 
+def int_bounded_retry(value: str) -> int | None:
+    """Bounded, but int() runs on any run of ASCII digits first."""
+    return int(value) if value and not value.strip("0123456789") and int(value) <= 2**64 - 1 else None
+
+
+def twenty_chars_retry(value: str) -> int | None:
+    """Guards int() by the value's length, so a small value with leading zeros is ignored."""
+    return retry_of(value) if len(value) <= 20 else None
+
+
 def comment_as_field(lines: list[str]) -> tuple[str, int | None]:
     return resume([line.removeprefix(":") if line.startswith(":id") else line for line in lines])
 
@@ -233,6 +244,7 @@ def comment_as_field(lines: list[str]) -> tuple[str, int | None]:
         (lambda lines: resume(lines, retry=isdigit_retry), "retry-not-digits"),
         (lambda lines: resume(lines, retry_at_dispatch=True), "retry-at-once"),
         (lambda lines: resume(lines, retry=unbounded_retry), "retry-too-large"),
+        (lambda lines: resume(lines, retry=twenty_chars_retry), "retry-leading-zeros"),
         (comment_as_field, "comment"),
     ],
 )
@@ -241,6 +253,14 @@ def test_resume_state_rejects_each_rule_broken(mutant: Callable[[list[str]], Any
     assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_VALUE, "state")
     assert rule in ex04.RESUME_STREAMS
     assert failure.verdict.fixture == f"case {rule}"
+
+
+def test_resume_state_rejects_int_of_thousands_of_digits() -> None:
+    """int() of a 5000-digit value raises ValueError: the check reports it, shortening the line it shows."""
+    failure = rejected(ex04.check_resume_state, lambda lines: resume(lines, retry=int_bounded_retry))
+    assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_ERROR, "unexpected")
+    assert failure.verdict.fixture == "case retry-thousands-of-digits"
+    assert "(5,007 characters in all)" in str(failure) and "9" * 100 not in str(failure)
 
 
 def test_resume_state_names_the_rule_case_that_shows_it() -> None:

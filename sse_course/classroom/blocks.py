@@ -50,9 +50,9 @@ class BlockCutter:
                 blocks.append(bytes(held[first:after]))
                 first = after
             self.line_start = after
-            if cr < after:
+            if 0 <= cr < after:  # -1 stays -1: no CR is ahead, and searching again would read the rest again
                 cr = held.find(b"\r", after)
-            if lf < after:
+            if 0 <= lf < after:
                 lf = held.find(b"\n", after)
         del held[:first]
         self.line_start -= first

@@ -200,6 +200,11 @@ def short(event: Any) -> str:
     return f"[id {event.last_event_id!r}] {event.data!r}"
 
 
+def typed(event: Any) -> str:
+    """:func:`short`, then the event's type: a missing event and one never sent may differ only in it."""
+    return f"{short(event)} (type {event.type!r})" if isinstance(event, Event) else short(event)
+
+
 #: The statuses a run may end on, as a client would show them.
 REASONS = {204: "No Content", 503: "Service Unavailable"}
 

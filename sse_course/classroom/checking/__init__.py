@@ -66,7 +66,7 @@ from .declare import (
     rules,
     stand_in,
 )
-from .growth import GROWTH_LIMIT, check_growth, long_line_growth
+from .growth import GROWTH_LIMIT, check_growth, long_line_growth, many_lines_growth
 from .learner import Guarded, guarded, watched
 from .ownership import NotYours, Watch
 from .printer import MIMETYPE, TOKEN_VARIABLE, emit, exercise, not_attempted, show, try_it
@@ -102,6 +102,7 @@ __all__ = [
     "not_attempted",
     "not_yours",
     "long_line_growth",
+    "many_lines_growth",
     "regrouped",
     "rules",
     "show",

@@ -28,6 +28,9 @@ TRIES = 3
 LARGE_TRIES = 3
 #: A part may grow this many times as fast as the reference does on the same input, measured alongside.
 REFERENCE_FACTOR = 2.0
+#: The limit for many short lines in one read: there a search that reads to the end of the read again for
+#: every line costs little per byte (memchr), so it grows by 10 to 15, not 16; linear work grows by 3 to 6.
+MANY_LINES_LIMIT = 8.0
 #: The size of each read of the long line.
 GROWTH_READ_BYTES = 512
 #: A run at the small size is repeated until it takes this many CPU seconds (at most MAX_REPEATS times).
@@ -69,7 +72,7 @@ def repeated(run: Callable[[], Any], times: int) -> Callable[[], None]:
     return runs
 
 
-def measure(run_of: Callable[[int], Callable[[], Any]], n: int) -> Growth:
+def measure(run_of: Callable[[int], Callable[[], Any]], n: int, limit: float = GROWTH_LIMIT) -> Growth:
     """The best time at ``n``, and at ``4n`` (tried again only while it looks too slow).
 
     A run too short to time well is repeated until the small size takes :data:`TIMED_SECONDS`,
@@ -82,7 +85,7 @@ def measure(run_of: Callable[[int], Callable[[], Any]], n: int) -> Growth:
     large = float("inf")
     for _ in range(LARGE_TRIES):
         large = min(large, cpu_seconds(large_run))
-        if large <= GROWTH_LIMIT * small:
+        if large <= limit * small:
             break
     return Growth(n, small / times, large / times)
 
@@ -94,18 +97,18 @@ def check_growth(
     n: int,
     shape: str,
     hint: str,
+    limit: float = GROWTH_LIMIT,
 ) -> str:
-    """Raise TOO SLOW (grows) if the work at ``4n`` is more than :data:`GROWTH_LIMIT` times the work at ``n``,
+    """Raise TOO SLOW (grows) if the work at ``4n`` is more than ``limit`` times the work at ``n``,
     and more than :data:`REFERENCE_FACTOR` times the reference's growth on the same input, measured
     alongside (so that a machine whose caches make linear work grow by 6 or 8 fails no linear part).
 
     ``run_of(size)`` makes the run to time (its set-up is not timed); ``shape`` says
     what the input is, ``hint`` where such growth usually comes from.
     """
-    found = measure(run_of, n)
-    limit = GROWTH_LIMIT
+    found = measure(run_of, n, limit)
     if found.ratio > limit:
-        limit = max(limit, REFERENCE_FACTOR * measure(reference_of, n).ratio)
+        limit = max(limit, REFERENCE_FACTOR * measure(reference_of, n, limit).ratio)
     if found.ratio > limit:
         raise failed(
             what,
@@ -154,4 +157,30 @@ def long_line_growth(
         n,
         f"one long line in reads of {GROWTH_READ_BYTES}",
         hint,
+    )
+
+
+#: Where work on a read that holds many lines usually stops being linear.
+MANY_LINES_HINT = (
+    "When one read holds many lines, search for the next CR and the next LF from where the last line "
+    "ended, and keep a search's answer until you pass it: a search that found no CR (or no LF) read to "
+    "the end of the chunk, and doing it again for every line reads the rest of the chunk once per line."
+)
+
+
+def many_lines_growth(what: str, make: Callable[[], Any], reference: Callable[[], Any], line: bytes, n: int) -> str:
+    """:func:`check_growth` on many copies of ``line`` (about ``n`` bytes in all) fed to fresh objects
+    in ONE read: work that searches the rest of the read again for every line grows quadratically."""
+
+    def whole(size: int) -> list[bytes]:
+        return [line * (size // len(line))]
+
+    return check_growth(
+        what,
+        lambda size: feeding(make, whole(size)),
+        lambda size: feeding(reference, whole(size)),
+        n,
+        f"{line!r} many times in one read",
+        MANY_LINES_HINT,
+        MANY_LINES_LIMIT,
     )

@@ -191,10 +191,9 @@ def accepts_limits(factory: Callable[..., Any]) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in params) or {"max_line_chars", "max_event_chars"} <= names
 
 
-def refuses_huge_chunk(parser: Any, what: str) -> str:
-    """Feed one huge chunk with no line end under a small line limit: the
+def refuses_huge_chunk(parser: Any, what: str, chunk: bytes | str = b"data: " + b"x" * HUGE_CHUNK_BYTES) -> str:
+    """Feed one huge chunk (by default with no line end) under a small line limit: the
     limit must fire in that feed, before the chunk is buffered whole."""
-    chunk = b"data: " + b"x" * HUGE_CHUNK_BYTES
     tracemalloc.start()
     try:
         parser.feed(chunk)
@@ -204,7 +203,7 @@ def refuses_huge_chunk(parser: Any, what: str) -> str:
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    shown = f"one chunk of {len(chunk)} bytes with no line end, max_line_chars={HUGE_LIMIT}\n    b'data: xxxxxxxx...'  (a single read)"  # noqa: E501
+    shown = f"one read of {len(chunk):,} {'bytes' if isinstance(chunk, bytes) else 'characters'}, max_line_chars={HUGE_LIMIT}\n    {chunk[:12]!r}...  (a single read)"  # noqa: E501
     if not got.startswith("LineTooLong"):
         raise failed(
             what,

@@ -13,6 +13,7 @@ from ..checking import (
     Trace,
     exercise,
     long_line_growth,
+    many_lines_growth,
     regrouped,
     rules,
     trace,
@@ -88,9 +89,15 @@ def check_byte_lines(factory: Callable[..., Any]) -> str:
 
 
 def byte_lines_growth(factory: Callable[..., Any]) -> str:
-    """Exercise 03's growth: one long line in small reads, at n and 4n bytes."""
+    """Exercise 03's growth: one long line in small reads, at n and 4n bytes; and many short lines in one read."""
     make, reference = (lambda: factory(strict=True)), (lambda: LatinLines(True))
-    return long_line_growth(BYTE_LINES.what, make, reference, data_line, 128 * 1024, HELD_LINE_HINT)
+    grows = long_line_growth(BYTE_LINES.what, make, reference, data_line, 128 * 1024, HELD_LINE_HINT)
+    many_lines_growth(BYTE_LINES.what, make, reference, b"data: x\n", MANY_LINES_BYTES)  # second: slower to refuse
+    return grows
+
+
+#: The size of the read that holds many lines (or blocks), in exercises 03's and 09's growth checks.
+MANY_LINES_BYTES = 256 * 1024
 
 
 #: Where a splitter's or cutter's work usually stops being linear.

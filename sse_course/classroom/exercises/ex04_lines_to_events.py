@@ -78,6 +78,14 @@ RESUME_STREAMS: dict[str, tuple[str, tuple[str, ...]]] = {
         "a retry above 2**64 - 1 is ignored",
         ("retry: 18446744073709551615", "", "retry: 18446744073709551616", ""),
     ),
+    "retry-thousands-of-digits": (
+        "a retry of thousands of digits is too large, and ignored (int() of it raises)",
+        ("retry: 7", "retry: " + "9" * 5000, ""),
+    ),
+    "retry-leading-zeros": (
+        "leading zeros count for nothing: a retry of 25 digits can be 5",
+        ("retry: 00", "retry: " + "0" * 24 + "5", ""),
+    ),
     "comment": ("a line starting with a colon is a comment", ("id: 2", "data: x", "", ":id: 9", "")),
 }
 
@@ -200,11 +208,23 @@ def check_resume_state(resume: Callable[[list[str]], tuple[str, int | None]]) ->
                 "your resume_state",
                 *resume_difference(expected, got),
                 f"{case.source} ({case.about}), cut after {len(case.lines)} line{'s' if len(case.lines) > 1 else ''}:\n"
-                f"    {list(case.lines)!r}\nexpected: {expected!r}\n     got: {got!r}",
+                f"    {shown_lines(case.lines)}\nexpected: {expected!r}\n     got: {got!r}",
                 direction="unexpected" if isinstance(got, Exception) else "state",
                 fixture=case.source,
             )
     return f"holds the right Last-Event-ID and retry after every line of {len(RESUME_STREAMS)} rule cases and every fixture ({len(cases)} cuts)"  # noqa: E501
+
+
+def shown_lines(lines: Iterable[str], most: int = 60) -> str:
+    """The lines as a list, each line longer than ``most`` characters shortened (said so, with its length)."""
+    return (
+        "["
+        + ", ".join(
+            repr(line) if len(line) <= most else f"{line[: most // 2]!r} + ... ({len(line):,} characters in all)"
+            for line in lines
+        )
+        + "]"
+    )
 
 
 def resume_difference(expected: tuple[str, int | None], got: Any) -> tuple[Kind, str]:

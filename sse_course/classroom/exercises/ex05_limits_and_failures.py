@@ -24,11 +24,13 @@ from ...lines import LineSplitter
 from ...parser import SSEParser
 from ...profiles import DEFAULT_PROFILE, get_profile
 from ..checking import (
+    Kind,
     NotYours,
     StreamCheck,
     Trace,
     Watch,
     exercise,
+    failed,
     guarded,
     in_order,
     long_line_growth,
@@ -39,7 +41,7 @@ from ..checking import (
 from ..checking.compare import no_state
 from ..checking.declare import EVERY_PROFILE
 from ..checking.inputs import generated_fixtures, limit_fixtures
-from ..checking.layers import HUGE_LIMIT, layer_check, refuses_huge_chunk, strict_in
+from ..checking.layers import HUGE_CHUNK_BYTES, HUGE_LIMIT, layer_check, refuses_huge_chunk, strict_in
 from ..fixtures import Fixture, load_fixtures
 from ..harness import (
     Partition,
@@ -338,7 +340,62 @@ def check_line_limit(factory: Callable[..., Any]) -> str:
     if watch.reached:  # the package splitter's own limit refused the chunk
         assert LINE_LIMIT.not_yours is not None  # the line limit check names what is not yours
         raise not_yours(LINE_LIMIT.what, LINE_LIMIT.not_yours, watch.reached[0])
-    return f"{LINE_LIMIT.verify(factory)} {refused}, {line_limit_growth(factory)}"
+    for before, after in HUGE_TEXT_SPLITS:  # the guard itself, fed one huge text with a line end in it
+        text = "x" * before + "\n" + "x" * after
+        refuses_huge_chunk(make(**limits), LINE_LIMIT.what, text)
+    verified = LINE_LIMIT.verify(factory)
+    for reads in completed_cases():
+        check_completed(make, reads)
+    return f"{verified} {refused}, {line_limit_growth(factory)}"
+
+
+def completed_cases(limit: int = 8) -> list[tuple[str, ...]]:
+    """Reads fed to the guard itself: a CR ends a read (or sits before the LF in the same read), the LF
+    follows, then a line over the limit; the lines completed before it do not include it, nor an empty
+    line for the LF of the CRLF."""
+    long = "x" * (limit + 1)
+    return [
+        (first, second)
+        for line in ("a", "")
+        for first, second in (
+            (line + "\r", "\n" + long + "\n"),
+            (line + "\r", "\n" + long),
+            (line + "\r\n" + long + "\n", ""),
+            (line + "\r", "\rb\r\n" + long + "\r"),
+        )
+    ]
+
+
+def check_completed(make: Callable[..., Any], reads: tuple[str, ...], limit: int = 8) -> None:
+    """WRONG VALUE if the LineTooLong the guard raises does not carry the lines the package's
+    splitter completes before the long line (or if it raises in another read, or none)."""
+
+    def outcome(splitter: Any) -> tuple[int, list[str] | None]:
+        for i, text in enumerate(reads):
+            try:
+                splitter.feed(text)
+            except LineTooLong as err:
+                return i, list(err.completed)
+        return len(reads), None
+
+    expected, got = outcome(LineSplitter(limit, True)), outcome(make(max_line_chars=limit, strict=True))
+    if got != expected:
+        raise failed(
+            LINE_LIMIT.what,
+            Kind.WRONG_VALUE,
+            "LineTooLong should carry the lines completed before the long line, and only those.",
+            f"the texts {list(reads)!r} at max_line_chars={limit}, fed one by one\n"
+            f"expected: LineTooLong from read {expected[0] + 1} carrying {expected[1]!r}\n"
+            f"     got: "
+            + (f"LineTooLong from read {got[0] + 1} carrying {got[1]!r}" if got[1] is not None else "none"),
+            direction="state",
+        )
+
+
+#: Huge texts fed to the guard itself, as the lengths before and after their one LF: a line end first, then
+#: one in the middle. A guard that hands the text to its splitter before counting makes the splitter copy
+#: what follows the LF (with no line end, the splitter may keep the caller's own text: nothing new is held).
+HUGE_TEXT_SPLITS = ((0, HUGE_CHUNK_BYTES), (HUGE_CHUNK_BYTES // 2, HUGE_CHUNK_BYTES // 2))
 
 
 def line_limit_growth(factory: Callable[..., Any]) -> str:

@@ -5,19 +5,23 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ... import __version__
 from ... import payloads as payloads_module
 from ...events import Event
+from ...parser import SSEParser
 from ...payloads import JSONPayloads
 from ...profiles import DEFAULT_PROFILE
 from ..checking import (
+    Kind,
     NotYours,
     StreamCheck,
     Trace,
     exercise,
+    failed,
     rules,
     trace,
 )
@@ -195,4 +199,47 @@ NAMED_EVENTS = StreamCheck(
 def check_named_events(factory: Callable[[], Any]) -> str:
     """Exercise 06: ``factory()`` returns an adapter with ``feed(events) -> list[str]``
     and ``close()``, raising the exercise's ContractError and ProviderError."""
-    return NAMED_EVENTS.verify(factory)
+    verified = NAMED_EVENTS.verify(factory)
+    for about, feeds in NUMBERED_FEEDS:
+        check_event_number(factory, about, feeds)
+    return f"{verified}, and names the event a ContractError is about by its number among all the events fed"
+
+
+#: Streams fed over several feeds (one stream each), whose last event breaks the contract: the
+#: ContractError's message must name that event by its number among ALL the events fed, not this feed's.
+NUMBERED_FEEDS: tuple[tuple[str, tuple[bytes, ...]], ...] = (
+    (
+        "a delta that is not JSON, in the third feed",
+        (
+            b'event: delta\ndata: {"text": "a"}\n\nevent: ping\ndata:\n\n',
+            b"event: usage\ndata:\n\n",
+            b"event: delta\ndata: x\n\n",
+        ),
+    ),
+    (
+        "an event after done, in a feed of its own",
+        (b'event: delta\ndata: {"text": "a"}\n\nevent: done\ndata:\n\n', b"event: ping\ndata:\n\n"),
+    ),
+)
+
+
+def check_event_number(factory: Callable[[], Any], about: str, feeds: tuple[bytes, ...]) -> None:
+    """WRONG VALUE if the ContractError the last event raises does not carry its number among all the
+    events fed (a count restarted on each feed says 1); any other outcome the stream check has judged."""
+    parser, adapter = SSEParser(), factory()
+    events = [parser.feed(stream) for stream in feeds]
+    number = sum(map(len, events))
+    try:
+        for fed in events:
+            adapter.feed(fed)
+    except ContractError as err:
+        if str(number) not in re.findall(r"\d+", str(err)):
+            raise failed(
+                NAMED_EVENTS.what,
+                Kind.WRONG_VALUE,
+                f"the ContractError should name event {number}, its number among all the events fed "
+                f"(counting from 1 across feeds), and yours says {str(err)!r}.",
+                f"{about}: {len(feeds)} feeds, each the events of these bytes:\n"
+                + "\n".join(f"  feed {i}: {stream!r}" for i, stream in enumerate(feeds, 1)),
+                direction="state",
+            ) from None

@@ -30,6 +30,7 @@ from ..checking import (
     check_partitions,
     exercise,
     long_line_growth,
+    many_lines_growth,
     rules,
     trace,
 )
@@ -41,7 +42,7 @@ from ..harness import (
     Partition,
     chunks_of,
 )
-from .ex03_text_to_lines import HELD_LINE_HINT, data_line
+from .ex03_text_to_lines import HELD_LINE_HINT, MANY_LINES_BYTES, data_line
 
 # --- the inputs ---------------------------------------------------------------
 
@@ -196,6 +197,9 @@ def check_block_cutter(factory: Callable[[], Any]) -> str:
 
 
 def block_cutter_growth(factory: Callable[[], Any]) -> str:
-    """Exercise 09's growth: one long line, then a blank line, in small reads, at n and 4n bytes."""
+    """Exercise 09's growth: one long line, then a blank line, in small reads, at n and 4n bytes;
+    and many short blocks in one read."""
     block = functools.partial(data_line, end=b"\n\n")
-    return long_line_growth(BLOCK_CUTTER.what, factory, blocks.BlockCutter, block, 512 * 1024, HELD_LINE_HINT)
+    grows = long_line_growth(BLOCK_CUTTER.what, factory, blocks.BlockCutter, block, 512 * 1024, HELD_LINE_HINT)
+    many_lines_growth(BLOCK_CUTTER.what, factory, blocks.BlockCutter, b"data: x\n\n", MANY_LINES_BYTES)
+    return grows

@@ -40,6 +40,7 @@ from ..resume import (
     planned_run,
     short,
     show_run,
+    typed,
 )
 
 # --- the check ----------------------------------------------------------------
@@ -108,14 +109,14 @@ def event_problems(expected: Sequence[Event], got: Sequence[Any]) -> list[Proble
     key = lambda e: (getattr(e, "type", None), getattr(e, "data", e), getattr(e, "last_event_id", None))  # noqa: E731
     want, have = Counter(map(key, expected)), Counter(map(key, got))
     by_key = {key(e): e for e in expected}
-    problems = [Problem(Kind.MISSING, f"missing: {short(by_key[k])}", "never") for k in want if have[k] < want[k]]
+    problems = [Problem(Kind.MISSING, f"missing: {typed(by_key[k])}", "never") for k in want if have[k] < want[k]]
     problems += [
         Problem(Kind.EXTRA, f"duplicated: {short(by_key[k])} delivered {have[k]} times", "more")
         for k in want
         if have[k] > want[k]
     ]
     problems += [
-        Problem(Kind.EXTRA, f"never sent by the server: {short(got_one)}", "more")
+        Problem(Kind.EXTRA, f"never sent by the server: {typed(got_one)}", "more")
         for got_one in got
         if key(got_one) not in want
     ]
@@ -224,6 +225,9 @@ def failure_details(
 #: The status the check's last run answers on the second connection: not a 200 event stream, so stop.
 FAILS_WITH = 503
 
+#: A stream whose first event asks for an immediate reconnection (``retry: 0``, a valid time), dropped after it.
+RETRY_ZERO_BLOCKS = (b"retry: 0\nid: 1\ndata: a\n\n", b"id: 2\ndata: b\n\n")
+
 
 #: What exercise 10's task forbids: replaying the course's own run, or the package's reconnecting client.
 FOLLOW_NOT_YOURS = NotYours(
@@ -257,6 +261,15 @@ def check_follow(follow: Follow, blocks: Sequence[bytes] = BLOCKS, heartbeat: by
             problems[0].kind,
             f"{problems[0].says} (the server answered {FAILS_WITH} on the second connection).",
             failure_details(middle, problems, [], blocks, heartbeat, FAILS_WITH),
+            direction=problems[0].direction,
+        )
+    zero_drop = len(heartbeat + RETRY_ZERO_BLOCKS[0])
+    if not failing and (problems := problems_at(follow, zero_drop, RETRY_ZERO_BLOCKS, heartbeat, watch)):
+        raise failed(
+            "your follow loop",
+            problems[0].kind,
+            problems[0].says + ".",
+            failure_details(zero_drop, problems, [], RETRY_ZERO_BLOCKS, heartbeat),
             direction=problems[0].direction,
         )
     if failing:
