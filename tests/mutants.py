@@ -15,6 +15,7 @@ from sse_course import DecodeError
 from sse_course.classroom import blocks, checks
 from sse_course.classroom.exercises import ex06_payloads as ex06
 from sse_course.errors import LineTooLong
+from sse_course.events import parse_retry
 from sse_course.lines import LineSplitter
 from sse_course.payloads import JSONPayloads, PayloadError
 
@@ -170,16 +171,22 @@ class Decodes(ByteLines):
 
 
 def encoder(
-    space: str = " ", split: bool = True, refuse: bool = True, fields: bool = True, end: str = "\n\n"
+    space: str = " ",
+    split: bool = True,
+    refuse: bool = True,
+    fields: bool = True,
+    end: str = "\n\n",
+    retry_read_back: bool = True,
 ) -> Callable[..., bytes]:
-    """An encoder, right with the defaults; each argument switches one mistake on."""
+    """An encoder, right with the defaults; each argument switches one mistake on
+    (``retry_read_back=False`` refuses only a negative retry)."""
 
     def encode(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
         given = {"event": event, "id": id, "retry": retry} if fields else {"event": event}
-        if refuse and (
-            "\r" in data or any(v is not None and any(c in str(v) for c in "\r\n\0-") for v in (event, id, retry))
-        ):
+        if refuse and ("\r" in data or any(v is not None and any(c in v for c in "\r\n\0") for v in (event, id))):
             raise ValueError("no stream can carry this")
+        if refuse and retry is not None and (parse_retry(str(retry)) != retry if retry_read_back else retry < 0):
+            raise ValueError(f"a parser would not read retry={retry!r} back")
         lines = [f"{name}: {value}" for name, value in given.items() if value is not None]
         lines += [f"data:{space}{line}" for line in (data.split("\n") if split else [data])]
         return ("\n".join(lines) + end).encode()

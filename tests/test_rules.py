@@ -110,6 +110,7 @@ MUTANTS: dict[str, dict[str, tuple[tuple, tuple[Kind, str]]]] = {
         "fields": ((encoder(fields=False),), (Kind.WRONG_VALUE, "")),
         "blank-line": ((encoder(end="\n"),), (Kind.MISSING, "never")),
         "refuse": ((encoder(refuse=False),), (Kind.MISSING_ERROR, "none raised")),
+        "retry-read-back": ((encoder(retry_read_back=False),), (Kind.MISSING_ERROR, "none raised")),
     },
     "check_line_limit": {
         "over-the-limit": (

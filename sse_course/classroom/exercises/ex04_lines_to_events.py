@@ -17,7 +17,7 @@ from ... import events as events_module
 from ... import layered as layered_module
 from ... import parser as parser_module
 from ...decoding import Utf8Decoder
-from ...events import Event, EventAssembler
+from ...events import MAX_RETRY_MS, Event, EventAssembler
 from ...lines import LineSplitter
 from ...parser import SSEParser
 from ...profiles import PROFILES
@@ -75,8 +75,8 @@ RESUME_STREAMS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "retry-at-once": ("retry takes effect at once, without a blank line", ("data: x", "retry: 500", "data: y")),
     "retry-too-large": (
-        "a retry above 2**64 - 1 is ignored",
-        ("retry: 18446744073709551615", "", "retry: 18446744073709551616", ""),
+        f"a retry above {MAX_RETRY_MS} (2**64 - 1) is ignored",
+        (f"retry: {MAX_RETRY_MS}", "", f"retry: {MAX_RETRY_MS + 1}", ""),
     ),
     "retry-thousands-of-digits": (
         "a retry of thousands of digits is too large, and ignored (int() of it raises)",
@@ -256,6 +256,10 @@ ENCODER_RULES = rules(
     ("fields", "event, id and retry are written as their fields when given"),
     ("blank-line", "a blank line ends the event"),
     ("refuse", "a value no stream can carry raises ValueError"),
+    (
+        "retry-read-back",
+        "a retry the parser would not read back (not an int, a bool, below 0, above MAX_RETRY_MS) raises ValueError",
+    ),
 )
 
 
@@ -291,7 +295,7 @@ ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b", " ", "\t"
 ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026", " ", "\u2028", "id: 9"]
 
 
-ENCODE_RETRY = [None, 0, 7, 3000, 10**12]
+ENCODE_RETRY = [None, 0, 7, 3000, 10**12, MAX_RETRY_MS]
 
 
 ENCODE_REFUSED: list[dict[str, object]] = [
@@ -305,6 +309,11 @@ ENCODE_REFUSED: list[dict[str, object]] = [
     {"data": "a\r\nb"},
     {"data": "x", "id": "\x00"},
     {"data": "x", "event": "\n"},
+    {"data": "\ud800"},
+    {"data": "x", "retry": MAX_RETRY_MS + 1},
+    {"data": "x", "retry": True},
+    {"data": "x", "retry": 1.5},
+    {"data": "x", "retry": "5"},
 ]
 
 
@@ -405,8 +414,10 @@ def check_encoder(encode: Callable[..., bytes]) -> str:
             raise failed(
                 "your encoder",
                 Kind.MISSING_ERROR,
-                "no stream can carry this value.",
+                f"a parser would not read this retry back: it reads an int from 0 to {MAX_RETRY_MS}, in ASCII digits."
+                if "retry" in refused
+                else "no stream can carry this value.",
                 f"{_call(refused)} should raise ValueError, yours gives {refusal!r}",
                 direction="none raised",
             )
-    return f"round-trips {2 * len(cases)} streams through the package's parser in both profiles, and refuses {len(ENCODE_REFUSED)} values no stream can carry"  # noqa: E501
+    return f"round-trips {2 * len(cases)} streams through the package's parser in both profiles, and refuses {len(ENCODE_REFUSED)} values a parser would not read back"  # noqa: E501
