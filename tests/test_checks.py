@@ -458,10 +458,25 @@ def safe_cut_by_the_table(buffer: bytes) -> int:
     return len(buffer)
 
 
-@pytest.mark.parametrize("safe_cut", [learner_code.safe_cut, safe_cut_by_the_table])
+#: Lead bytes that allow only part of 80-BF after them (the rest would be over-long, a surrogate or past U+10FFFF).
+SECOND_BYTES = {0xE0: range(0xA0, 0xC0), 0xED: range(0x80, 0xA0), 0xF0: range(0x90, 0xC0), 0xF4: range(0x80, 0x90)}
+
+
+def safe_cut_by_the_second_byte(buffer: bytes) -> int:
+    """The table's cut, but held bytes that can never become a character (E0 80) are left to the decoder now,
+    as a strict decoder reports them at once."""
+    cut = safe_cut_by_the_table(buffer)
+    held = buffer[cut:]
+    return len(buffer) if len(held) > 1 and held[1] not in SECOND_BYTES.get(held[0], range(0x80, 0xC0)) else cut
+
+
+@pytest.mark.parametrize("safe_cut", [learner_code.safe_cut, safe_cut_by_the_table, safe_cut_by_the_second_byte])
 def test_safe_cut_check_accepts_the_rule(safe_cut: Callable[[bytes], int], capsys: pytest.CaptureFixture[str]) -> None:
-    """Holding C0, C1 and F5-F7 by their bit patterns (learner_code) or never (the table) both pass."""
+    """Holding C0, C1 and F5-F7 by their bit patterns (learner_code) or never (the table) both pass, and so does
+    not holding E0 80, which no later byte can make valid (exercise 02's ask-first question)."""
     assert learner_code.safe_cut(b"data: \xc0") == 6 and safe_cut_by_the_table(b"data: \xc0") == 7
+    assert safe_cut_by_the_table(b"ok \xe0\x80") == 3 and safe_cut_by_the_second_byte(b"ok \xe0\x80") == 5
+    assert safe_cut_by_the_second_byte(b"ok \xe0\xa0") == 3  # E0 A0 may still become a character: held
     ex02.check_safe_cut(safe_cut)
     assert capsys.readouterr().out.startswith("Correct: ")
 

@@ -1,8 +1,9 @@
 """Exercise 02: where a buffer can be cut (``safe_cut``), and a decoder built on it without ``codecs``.
 
 The reference cut is :func:`whole_characters` (lesson 02's lead-byte table); holding C0, C1
-and F5-F7 as their bit patterns suggest is accepted too (:func:`safe_cuts`). The decoder is
-checked inside the package's parser, in both profiles.
+and F5-F7 as their bit patterns suggest is accepted too, and so is not holding a lead byte whose
+next byte it never allows, as a strict decoder does (:func:`safe_cuts`). The decoder is checked
+inside the package's parser, in both profiles.
 """
 
 from __future__ import annotations
@@ -56,8 +57,27 @@ def whole_characters(buffer: bytes, leads: tuple[tuple[int, int, int], ...] = LE
 
 
 def safe_cuts(buffer: bytes) -> list[int]:
-    """The cuts the task accepts for ``buffer``: C0, C1 and F5-F7 held or not, the rule's cut first."""
-    return list(dict.fromkeys((whole_characters(buffer), whole_characters(buffer, LEAD_BYTES_BY_PATTERN))))
+    """The cuts the task accepts for ``buffer``, the rule's cut first: C0, C1 and F5-F7 held or not; and
+    bytes the rule holds that no later byte can make valid (E0 80: after E0 only A0-BF may come) held or
+    not: the decoder reports the same bytes at the same offset, on this read or the next."""
+    cut = whole_characters(buffer)
+    early = [] if _may_complete(buffer[cut:]) else [len(buffer)]
+    return list(dict.fromkeys((cut, whole_characters(buffer, LEAD_BYTES_BY_PATTERN), *early)))
+
+
+def _may_complete(held: bytes) -> bool:
+    """Could later bytes make ``held`` (a lead byte and the continuation bytes after it) one character?
+    Only the second byte's range depends on the lead byte, so a lone lead byte may, and after the second
+    byte trying 0x80s is enough. (Whole decodes: CPython's incremental decoder holds ED A0, a surrogate's start.)"""
+    return len(held) < 2 or any(_decodes(held + b"\x80" * more) for more in range(3))
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def not_ascii(fixture: Fixture) -> bool:
@@ -137,7 +157,8 @@ SAFE_CUT_RULES = rules(
     (
         "invalid-not-held",
         "bytes invalid whatever follows (0xC0, 0xC1, 0xF5-0xFF, a continuation byte with no lead) are not held "
-        "(holding 0xC0, 0xC1 or 0xF5-0xF7 as lead bytes is allowed)",
+        "(holding 0xC0, 0xC1 or 0xF5-0xF7 as lead bytes is allowed, and so is not holding a lead byte whose next "
+        "byte it never allows, such as E0 80)",
     ),
 )
 
