@@ -494,6 +494,27 @@ def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().out.startswith("Correct: ")
 
 
+@pytest.mark.parametrize("sent", ex04.ENCODE_REFUSED, ids=repr)
+def test_encoder_check_asks_for_each_refusal(sent: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An encoder right but for one value a parser would read otherwise (a line end or NUL in a field, a retry
+    parse_retry would not give back) is refused, naming that call. Only the refusals run: no round trips."""
+    right = encoder()
+
+    def sends_it(data: str, event: str | None = None, id: str | None = None, retry: Any = None) -> bytes:
+        given = {"data": data, "event": event, "id": id, "retry": retry}
+        if {name: value for name, value in given.items() if value is not None} == sent:
+            return "".join(f"{name}: {value}\n" for name, value in given.items() if value is not None).encode(
+                "utf-8", "surrogatepass"
+            )
+        return right(data, event, id, retry)
+
+    monkeypatch.setattr(ex04, "encode_cases", list)
+    failure = failed(lambda: ex04.check_encoder(sends_it))
+    assert_headline(failure, K.MISSING_ERROR, "none raised")
+    called = next(line for line in str(failure).splitlines() if "should raise ValueError" in line)
+    assert all(f"{name}={value!r}" in called for name, value in sent.items()), str(failure)
+
+
 @pytest.mark.parametrize(
     "mutant, kind",
     [
