@@ -172,7 +172,7 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
                 " RemoteProtocolError while you read. Catch it and treat it as the stream ending early:"
                 " keep the text that arrived whole, and report that the stream did not."
             )
-        elif isinstance(got, httpx.ConnectError):
+        elif isinstance(got, httpx.TransportError):  # no served case raises another: a connection of its own
             hint = " GET the url with the client you are given: the check's server answers that client only."
         elif case.encoding and isinstance(got, SSEError):
             hint = " The body is compressed: read response.iter_bytes(), which undoes gzip; iter_raw() hands over the compressed bytes."  # noqa: E501
