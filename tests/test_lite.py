@@ -140,13 +140,15 @@ def output_texts(outputs: list[dict]) -> list[str]:
 
 def differing_cells(notebook: nbformat.NotebookNode, outputs: list[list[dict] | None]) -> dict[int, str]:
     """The code cells whose outputs in the browser differ from the stored ones: index -> what ran.
-    A cell stored without outputs (an exercise's are cleared) differs only by an error."""
+    A cell stored without outputs (an exercise's are cleared), or whose output nbval ignores (by
+    its marker or its tag), differs only by an error."""
     found = {}
     for index, (cell, got) in enumerate(zip(notebook.cells, outputs, strict=True)):
-        if cell.cell_type != "code" or "NBVAL_IGNORE_OUTPUT" in cell.source:
+        if cell.cell_type != "code":
             continue
         ran = output_texts(got or [])
-        if not cell.outputs and not any(text.startswith("error: ") for text in ran):
+        ignored = "NBVAL_IGNORE_OUTPUT" in cell.source or "nbval-ignore-output" in cell.metadata.get("tags", [])
+        if (ignored or not cell.outputs) and not any(text.startswith("error: ") for text in ran):
             continue
         if ran != output_texts(cell.outputs):
             found[index] = "".join(ran)[-400:]

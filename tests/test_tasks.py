@@ -541,9 +541,39 @@ def parser_per_chunk(client: httpx.Client, url: str) -> tuple[str, bool]:
     return "".join(texts), whole
 
 
+def own_client(client: httpx.Client, url: str) -> tuple[str, bool]:
+    """Ignores the client it is given and GETs the url with one of its own."""
+    with httpx.Client() as own, own.stream("GET", url, headers=sse_headers()) as response:
+        return "".join(event.data for event in iter_sse(response) if event.type == "message"), True
+
+
 def test_read_answer_solution_passes(capsys: pytest.CaptureFixture[str]) -> None:
     ex08.check_read_answer(read_answer)
     assert capsys.readouterr().out.startswith("Correct: your read_answer")
+
+
+def test_read_answer_is_checked_as_in_the_browser(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No thread starts and no socket connects (Pyodide's limits): the solution passes, and a reader
+    that opens a connection of its own, which finds no server, is told to use the client it is given."""
+    import socket
+    import threading
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("no threads and no sockets here")
+
+    def unknown_name(*args: object, **kwargs: object) -> None:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    monkeypatch.setattr(socket, "getaddrinfo", unknown_name)
+    ex08.check_read_answer(read_answer)
+    assert capsys.readouterr().out.startswith("Correct: your read_answer")
+    failure = rejected(ex08.check_read_answer, own_client)
+    assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_ERROR, "unexpected")
+    assert "ConnectError" in failure.verdict.headline and "the client you are given" in failure.verdict.headline
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,11 @@
 """Exercise 08: an answer read from a real, possibly compressed, possibly cut stream.
 
 The reference :func:`answer_of` gives the text of the ``message`` events that
-arrived whole and whether the stream did; the check serves each case over a
-local socket, plain and gzip, close-delimited and chunked.
+arrived whole and whether the stream did; the check serves each case with the
+course server's in-process form (an httpx transport: no thread, no socket, so it
+runs in the browser too), plain and gzip, close-delimited and chunked. Each
+planned write is one chunk of the body, so every case reaches the reader in the
+writes it was planned in, wherever the check runs.
 """
 
 from __future__ import annotations
@@ -30,8 +33,7 @@ from ..checking import (
 from ..harness import (
     interesting_cuts,
 )
-from ..recording import TIMEOUT
-from ..server import SSEServer
+from ..inprocess import InProcessServer
 
 # --- the reference ------------------------------------------------------------
 
@@ -61,10 +63,6 @@ ANSWER_STREAMS: dict[str, tuple[str, bytes]] = {
     "crlf": ("CRLF line ends, a two-line event (its lines join with LF)", b"data: a\r\n\r\ndata: b\r\ndata: c\r\n\r\n"),
     "comments": ("a keep-alive comment and an id-only block", b": keep-alive\n\nid: 1\n\ndata: x\n\n"),
 }
-
-
-#: Seconds between the server's writes: a loopback client then reads most writes on their own.
-ANSWER_PAUSE = 0.002
 
 
 @dataclass(frozen=True)
@@ -123,34 +121,32 @@ ANSWER_NOT_YOURS = NotYours(
 
 @exercise("your read_answer")
 def check_read_answer(read_answer: Callable[[httpx.Client, str], tuple[str, bool]]) -> str:
-    """Exercise 08: serve every case for real; ``read_answer(client, url)`` must return
+    """Exercise 08: serve every case through httpx; ``read_answer(client, url)`` must return
     the text of the ``message`` events that arrived whole, and whether the stream did."""
     cases = served_cases()
     watch = Watch(ANSWER_NOT_YOURS)
-    with httpx.Client(timeout=TIMEOUT) as client:
-        for case in cases:
-            check_served(read_answer, client, case, watch)
+    for case in cases:
+        check_served(read_answer, case, watch)
     return (
-        f"on {len(cases)} real streams, cut after every line end and just before it, "
+        f"on {len(cases)} streams the course's server sent, cut after every line end and just before it, "
         "ending with the connection or as a cut chunked body, plain or gzip-compressed"
     )
 
 
 def check_served(
     read_answer: Callable[[httpx.Client, str], tuple[str, bool]],
-    client: httpx.Client,
     case: ServedCase,
     watch: Watch,
 ) -> None:
-    """Serve one case, call the learner's reader on it, raise what differs."""
-    with SSEServer(
+    """Serve one case, call the learner's reader on it with a client of that server, raise what differs."""
+    server = InProcessServer(
         case.body,
         cuts=interesting_cuts(case.served),
-        pause=ANSWER_PAUSE,
         drop_at=case.drop_at,
         encoding=case.encoding,
         chunked=case.chunked,
-    ) as server:
+    )
+    with server.client() as client:
         try:
             got = watched(watch, read_answer, client, server.url)
         except NotAttempted:
@@ -176,6 +172,8 @@ def answer_difference(case: ServedCase, expected: tuple[str, bool], got: Any) ->
                 " RemoteProtocolError while you read. Catch it and treat it as the stream ending early:"
                 " keep the text that arrived whole, and report that the stream did not."
             )
+        elif isinstance(got, httpx.TransportError):  # no served case raises another: a connection of its own
+            hint = " GET the url with the client you are given: the check's server answers that client only."
         elif case.encoding and isinstance(got, SSEError):
             hint = " The body is compressed: read response.iter_bytes(), which undoes gzip; iter_raw() hands over the compressed bytes."  # noqa: E501
         elif isinstance(got, SSEError):
