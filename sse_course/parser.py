@@ -89,7 +89,9 @@ class SSEParser(Generic[Item]):
     bytes pass what the limits leave, or 64 KiB, is decoded onto its text as it grows
     and counted in characters, so a limit fails the feed that passes it.
 
-    **When it dispatches.** A part that is a single ``data:`` line is an event at once;
+    **When it dispatches.** A part that is a single ``data:`` line is an event at once
+    (when the held bytes and a chunk make just that, the token stream's case, in one
+    step, with no block cut);
     a run of ``data:`` lines is one value, joined by LF in one call; any other line
     goes through the field rules one at a time; the blank line after a part
     dispatches. Reading ``retry`` first takes the complete lines held, so every complete
@@ -342,6 +344,8 @@ class SSEParser(Generic[Item]):
         try:
             if held:
                 held += chunk
+                if held.find(b"\n") + 2 + rest == len(held) and self._one_data_event(held, rest, events):
+                    return events  # one line and a blank line: the token stream's case
                 self._held_bytes = held[-rest:] if rest else bytearray()
                 if rest:
                     del held[-rest:]
@@ -359,6 +363,38 @@ class SSEParser(Generic[Item]):
         except SSEError as err:
             self._fail(err, events)
         return events
+
+    def _one_data_event(self, held: bytearray, rest: int, events: list[Event | Comment]) -> bool:
+        """The token stream's case in one step, if it is that: the held bytes but the
+        last ``rest`` (an unfinished line) are one line and the blank line after it
+        (the caller found its first LF there); if that line is a ``data:`` line with
+        nothing pending before it, the event is built here, and those bytes are
+        dropped from the front of ``held``. False, having changed nothing, for
+        anything else, or for invalid UTF-8 in ``strict``."""
+        end = len(held) - rest
+        first = end - 2
+        if (
+            rest > self._max_held
+            or CR in held
+            or self._data_values
+            or self._long_line_chars
+            or not held.startswith(b"data: ")
+            or first > self._max_line_chars
+            or first - 6 > self._max_event_chars
+        ):
+            return False
+        try:
+            value = held[6:first].decode("utf-8", self._decode_errors)
+        except UnicodeDecodeError:
+            return False
+        del held[:end]  # from the front of a bytearray: no bytes move
+        self._held_offset += end
+        self._lines_held = False
+        self._last_event_id = self._id_buffer  # one data line, then a blank line: the standard's dispatch
+        events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
+        if self._in_block:
+            self._event_type, self._in_block = "", False
+        return True
 
     def _take_held_lines(self, events: list[Event | Comment], *, quiet: bool = False) -> None:
         """The complete lines held (no blank line among them) go through the field rules;

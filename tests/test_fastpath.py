@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import os
+import textwrap
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable
@@ -1044,3 +1046,77 @@ def test_a_new_profile_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
         assert expected[1].error[0] == "IncompleteStream"
     with pytest.raises(ValueError, match="mixed"):
         SSEParser("lenient")  # the refusal names the new profile among the known ones
+
+
+class HidesStateFromTheDataEventStep(SSEParser):
+    """SSEParser whose one-step token-stream case (``_one_data_event``) does not see
+    one piece of state (``hidden``: attribute -> what it sees instead), as if one of
+    that step's guards were missing."""
+
+    hidden: dict[str, object] = {}
+
+    def _one_data_event(self, held: bytearray, rest: int, events: list[Event | Comment]) -> bool:
+        saved = {name: getattr(self, name) for name in self.hidden}
+        for name, value in self.hidden.items():
+            setattr(self, name, value)
+        try:
+            return super()._one_data_event(held, rest, events)
+        finally:
+            for name, value in saved.items():
+                setattr(self, name, value)
+
+
+def without_clause(clause: str) -> type[SSEParser]:
+    """SSEParser whose ``_one_data_event`` lacks one clause of its guard, cut from its source."""
+    source = textwrap.dedent(inspect.getsource(SSEParser._one_data_event))
+    assert source.count(f"or {clause}\n") == 1, clause
+    namespace = dict(vars(sse_course.parser))
+    exec(source.replace(f"or {clause}\n", "\n"), namespace)
+    return type(clause, (SSEParser,), {"_one_data_event": namespace["_one_data_event"]})
+
+
+@pytest.mark.parametrize("clause", ["CR in held", 'not held.startswith(b"data: ")'])
+def test_the_comparison_rejects_the_data_event_step_without_each_line_rule(clause: str) -> None:
+    """The step's guards on the bytes themselves: a CR is a line end too, and only a
+    ``data:`` line is an event's data."""
+    assert first_difference(without_clause(clause), FIXTURES, "strict") is not None
+
+
+#: Streams that reach a guard no fixture reaches quickly: (options, chunks). The event
+#: limit: a data line held short of what may be held, completed past the limit by one
+#: chunk; a long line's text: a line decoded as it grew, whose last bytes read ``data: x``;
+#: what may be held: an event, then more of the next line than may be held undecoded.
+GUARDED_STREAMS = {
+    "the event limit": ({"max_event_chars": 5}, [b"d", b"ata: 123456\n\n"]),
+    "a long line's text": ({}, [b"event: " + b"a" * PIECE, b"data: x", b"\n\n"]),
+    "what may be held": ({"max_line_chars": 8}, [b"d", b"ata: x\n\ndata: 123456"]),
+}
+
+
+def differs_from_layered(make: Callable[..., SSEParser], options: dict, chunks: list[bytes]) -> bool:
+    expected, got = compared(lambda: LayeredSSEParser(**options), lambda: make(**options), chunks)
+    return got != expected
+
+
+@pytest.mark.parametrize(
+    "guard, hidden",
+    [
+        ("pending data", {"_data_values": []}),
+        ("a long line's text", {"_long_line_chars": 0}),
+        ("the line limit", {"_max_line_chars": 1 << 40}),
+        ("the event limit", {"_max_event_chars": 1 << 40}),
+        ("strict UTF-8", {"_decode_errors": "replace"}),
+        ("the event type's reset", {"_in_block": False}),
+        ("what may be held", {"_max_held": 1 << 40}),
+    ],
+)
+def test_the_comparison_rejects_the_data_event_step_without_each_guard(guard: str, hidden: dict) -> None:
+    """The token stream's one-step case skips the general road only where the two give
+    the same: without any one of its guards, the comparison with LayeredSSEParser fails."""
+    mutant = type(guard, (HidesStateFromTheDataEventStep,), {"hidden": hidden})
+    if guard in GUARDED_STREAMS:
+        options, chunks = GUARDED_STREAMS[guard]
+        assert not differs_from_layered(SSEParser, options, chunks)
+        assert differs_from_layered(mutant, options, chunks)
+    else:
+        assert first_difference(mutant, FIXTURES, "strict") is not None
