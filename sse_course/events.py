@@ -106,9 +106,14 @@ def data_size(size: int, has_data: bool, value: str) -> int:
 
 
 def check_event_id(value: str) -> str:
-    """Refuse a starting last event ID that no stream could have set."""
-    if not isinstance(value, str) or any(c in value for c in "\x00\r\n"):
-        raise ValueError(f"last_event_id must be a str without NUL, CR or LF, got {value!r}")
+    """Refuse a starting last event ID that no stream could have set: NUL, CR, LF, or a surrogate
+    (UTF-8 never decodes to one, and the ``Last-Event-ID`` header is the ID encoded as UTF-8)."""
+    if (
+        not isinstance(value, str)
+        or any(c in value for c in "\x00\r\n")
+        or any("\ud800" <= c <= "\udfff" for c in value)
+    ):
+        raise ValueError(f"last_event_id must be a str without NUL, CR, LF or a surrogate, got {value!r}")
     return value
 
 

@@ -128,6 +128,15 @@ def test_last_event_id_and_retry_properties() -> None:
     assert (parser.last_event_id, parser.retry) == ("7", 250)
 
 
+@pytest.mark.parametrize("parser_class", [SSEParser, LayeredSSEParser])
+@pytest.mark.parametrize("value", ["a\x00b", "a\nb", "a\rb", "a\ud800b"])
+def test_a_starting_last_event_id_no_stream_could_set_is_refused(parser_class: type, value: str) -> None:
+    """An ``id`` with NUL is ignored, a line cannot hold CR or LF, and UTF-8 never decodes to a surrogate
+    (nor does one encode, for the ``Last-Event-ID`` header)."""
+    with pytest.raises(ValueError, match="last_event_id"):
+        parser_class(last_event_id=value)
+
+
 def test_iter_events_yields_carried_events_before_raising() -> None:
     seen = []
     with pytest.raises(DecodeError):

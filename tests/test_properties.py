@@ -1,6 +1,7 @@
 """Properties over generated streams: chunking never changes the outcome, the
 browser profile never raises, the profiles agree on valid complete input, and
-the browser profile equals a whole-input transcription of the WHATWG algorithm."""
+the browser profile equals a transcription of the WHATWG algorithm, on the
+whole input and after every feed."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sse_course import Event, SSEParser
+from sse_course import Event, LayeredSSEParser, SSEParser
 from sse_course.classroom.harness import Outcome, chunks_of, run
 
 LINE_ENDS = st.sampled_from(["\n", "\r", "\r\n"])
 NAMES = st.sampled_from(["data", "event", "id", "retry", "Data", "foo", "", "\ufeffdata"])
-VALUES = st.text(alphabet=st.sampled_from(list("ab :0123456789+_\u00e9\u20ac\U0001f600\u2028\x00\ufeff\t")), max_size=8)
+TEXTS = st.text(alphabet=st.sampled_from(list("ab :0123456789+_\u00e9\u20ac\U0001f600\u2028\x00\ufeff\t")), max_size=8)
+VALUES = TEXTS | TEXTS | TEXTS | st.text(alphabet="0123456789", min_size=1, max_size=3)  # a valid retry, often
 
 
 @st.composite
@@ -72,8 +74,9 @@ def test_profiles_agree_on_valid_complete_input(data) -> None:
     assert strict == outcome("browser", raw, partition)
 
 
-def whatwg(raw: bytes) -> list[Event]:
-    """The standard's algorithm transcribed on the whole input, independent of the package."""
+def whatwg(raw: bytes) -> tuple[list[Event], str, int | None]:
+    """The standard's algorithm transcribed, independent of the package: the events, the last event ID
+    and the reconnection time after the lines that ``raw`` ends (the unfinished tail is discarded)."""
     text = raw.decode("utf-8", "replace").removeprefix("\ufeff")
     events, data, event_type, id_buffer, last_id, retry = [], "", "", "", "", None
     *complete, _unfinished = re.split(r"\r\n|\r|\n", text)
@@ -96,10 +99,27 @@ def whatwg(raw: bytes) -> list[Event]:
             id_buffer = value
         elif name == "retry" and value and all(c in "0123456789" for c in value):
             retry = int(value)
-    return events
+    return events, last_id, retry
 
 
 @given(st.data())
 def test_browser_profile_is_the_whatwg_algorithm(data) -> None:
     raw = data.draw(streams() | st.binary(max_size=60))
-    assert list(outcome("browser", raw, data.draw(cuts(raw))).events) == whatwg(raw)
+    assert list(outcome("browser", raw, data.draw(cuts(raw))).events) == whatwg(raw)[0]
+
+
+@given(st.data())
+def test_browser_state_after_every_feed_is_the_whatwg_state(data) -> None:
+    """After each feed, the events returned so far and ``last_event_id`` / ``retry`` are the standard's
+    after the lines ended so far (an event comes from the feed with its blank line, the ID changes at a
+    blank line, ``retry`` at its own line); after ``close()`` the discarded tail has changed nothing.
+    A prefix's decoded text differs from the stream's only in its unfinished line, which is discarded."""
+    raw = data.draw(streams() | st.binary(max_size=60))
+    partition = data.draw(cuts(raw))
+    for parser in (SSEParser("browser"), LayeredSSEParser("browser")):
+        events: list[Event] = []
+        for start, end in zip((0, *partition), (*partition, len(raw)), strict=True):
+            events += parser.feed(raw[start:end])
+            assert (events, parser.last_event_id, parser.retry) == whatwg(raw[:end])
+        events += parser.close()
+        assert (events, parser.last_event_id, parser.retry) == whatwg(raw)
