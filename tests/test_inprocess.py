@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import importlib.util
 import inspect
 import sys
 from typing import Any
@@ -19,6 +20,7 @@ import httpx
 import pytest
 
 from sse_course.classroom import inprocess, plan
+from sse_course.classroom.exercises import ex08_real_streams as ex08
 from sse_course.classroom.fixtures import get_fixture
 from sse_course.classroom.inprocess import InProcessServer, course_server
 from sse_course.classroom.recording import fetch
@@ -165,12 +167,37 @@ def test_the_in_process_form_refuses_what_needs_a_connection() -> None:
         InProcessServer(RAW, hold=True)
 
 
-@pytest.mark.parametrize("module", [inprocess, plan])
+def imported_on_import(source: str, package: str) -> set[str]:
+    """The modules a module's source imports when it is imported (its top-level import
+    statements), relative imports resolved: ``from ..server import`` in
+    ``sse_course.classroom.exercises`` is ``sse_course.classroom.server``. An import inside
+    a function, or under ``if TYPE_CHECKING:``, is left out: it runs only where it is reached."""
+    imported = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            name = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            imported |= {name} if node.module else {f"{name}.{alias.name}" for alias in node.names}
+    return imported
+
+
+#: What the browser's form must not import: threads, sockets, an event loop, or the loopback server.
+NOT_IN_THE_BROWSER = {"threading", "socket", "asyncio", "sse_course.classroom.server"}
+
+
+@pytest.mark.parametrize("module", [inprocess, plan, ex08])
 def test_the_browsers_form_imports_no_thread_socket_or_event_loop(module: Any) -> None:
-    tree = ast.parse(inspect.getsource(module))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and not node.level}
-    assert not imported & {"threading", "socket", "asyncio"}
+    assert not imported_on_import(inspect.getsource(module), module.__package__) & NOT_IN_THE_BROWSER
+
+
+def test_the_import_check_sees_relative_imports() -> None:
+    """A check module that reached for the loopback server by a relative import is seen;
+    the same import inside a function is not (it runs only where threads exist)."""
+    package = ex08.__package__
+    assert imported_on_import("from ..server import SSEServer\n", package) == {"sse_course.classroom.server"}
+    assert imported_on_import("from .. import server\n", package) == {"sse_course.classroom.server"}
+    assert not imported_on_import("def serve():\n    from ..server import SSEServer\n", package)
 
 
 def test_iter_sse_reads_the_same_events_in_either_form() -> None:
