@@ -462,12 +462,43 @@ def safe_cut_by_the_table(buffer: bytes) -> int:
 SECOND_BYTES = {0xE0: range(0xA0, 0xC0), 0xED: range(0x80, 0xA0), 0xF0: range(0x90, 0xC0), 0xF4: range(0x80, 0x90)}
 
 
-def safe_cut_by_the_second_byte(buffer: bytes) -> int:
-    """The table's cut, but held bytes that can never become a character (E0 80) are left to the decoder now,
-    as a strict decoder reports them at once."""
-    cut = safe_cut_by_the_table(buffer)
-    held = buffer[cut:]
-    return len(buffer) if len(held) > 1 and held[1] not in SECOND_BYTES.get(held[0], range(0x80, 0xC0)) else cut
+def cut_by_the_second_byte(second_bytes: dict[int, range]) -> Callable[[bytes], int]:
+    """The table's cut, but held bytes whose second byte ``second_bytes`` does not allow after their lead byte
+    (E0 80) are left to the decoder now, as a strict decoder reports them at once."""
+
+    def safe_cut(buffer: bytes) -> int:
+        cut = safe_cut_by_the_table(buffer)
+        held = buffer[cut:]
+        return len(buffer) if len(held) > 1 and held[1] not in second_bytes.get(held[0], range(0x80, 0xC0)) else cut
+
+    return safe_cut
+
+
+safe_cut_by_the_second_byte = cut_by_the_second_byte(SECOND_BYTES)
+
+#: Second-byte ranges a learner may get wrong: each lets a valid character's start (E0 A0 is U+0800's) reach the
+#: decoder before its last bytes, so that a read ending there breaks valid text.
+WRONG_SECOND_BYTES = {
+    "E0-and-ED-swapped": {**SECOND_BYTES, 0xE0: SECOND_BYTES[0xED], 0xED: SECOND_BYTES[0xE0]},
+    **{
+        f"{lead:X}-{edge}-off-by-one": {**SECOND_BYTES, lead: narrowed}
+        for lead, allowed in SECOND_BYTES.items()
+        for edge, narrowed in (("low", allowed[1:]), ("high", allowed[:-1]))
+    },
+}
+
+
+@pytest.mark.parametrize("second_bytes", WRONG_SECOND_BYTES.values(), ids=WRONG_SECOND_BYTES)
+def test_safe_cut_check_rejects_a_wrong_second_byte_range(second_bytes: dict[int, range]) -> None:
+    """A valid start of a character held by the right ranges and not by the wrong ones is among the check's
+    buffers, for the edges of every narrowed range."""
+    failure = failed(lambda: ex02.check_safe_cut(cut_by_the_second_byte(second_bytes)))
+    assert_headline(failure, Kind.WRONG_VALUE, "too high")
+
+
+def test_safe_cut_check_shows_the_valid_start_a_swapped_range_breaks() -> None:
+    message = str(failed(lambda: ex02.check_safe_cut(cut_by_the_second_byte(WRONG_SECOND_BYTES["E0-and-ED-swapped"]))))
+    assert "safe_cut(b'\\xe0\\xa0') should be 0, yours is 2" in message, message
 
 
 @pytest.mark.parametrize("safe_cut", [learner_code.safe_cut, safe_cut_by_the_table, safe_cut_by_the_second_byte])

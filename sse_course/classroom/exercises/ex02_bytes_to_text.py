@@ -126,20 +126,27 @@ SAFE_CUT_EXTRA = [
     b"",
     b"\x80\x80\x80\x80",
     b"a\xf8\x80",
-    b"\xe0\x80",
     b"\xc3\xa9\xc3",
     b"\xf0\x9f\x98\x80\xf0",
     b"data: \xc0",
     b"\xc1",
-    b"\xf5\x80",
-    b"\xf4\x8f\xbf",
 ]
 
 
 def safe_cut_cases() -> list[bytes]:
-    """Every prefix of every fixture's bytes, and a few edge cases, shortest first."""
+    """Every prefix of every fixture's bytes, every lead byte's start, and a few edge cases, shortest first."""
     found = {raw[:end] for fixture in all_fixtures() for raw in [fixture.raw] for end in range(len(raw) + 1)}
-    return sorted(found | set(SAFE_CUT_EXTRA), key=lambda raw: (not _valid_so_far(raw), len(raw), raw))
+    return sorted(
+        found | _lead_byte_starts() | set(SAFE_CUT_EXTRA), key=lambda raw: (not _valid_so_far(raw), len(raw), raw)
+    )
+
+
+def _lead_byte_starts() -> set[bytes]:
+    """Every byte from C0 up followed by every continuation byte, and from F0 up by two (the third at either end
+    of its range): a cut that checks the second byte must get each lead byte's range right to its edges
+    (E0 A0 starts U+0800; E0 9F can start nothing)."""
+    pairs = {bytes([lead, second]) for lead in range(0xC0, 0x100) for second in range(0x80, 0xC0)}
+    return pairs | {pair + bytes([third]) for pair in pairs if pair[0] >= 0xF0 for third in (0x80, 0xBF)}
 
 
 def _valid_so_far(buffer: bytes) -> bool:
@@ -156,9 +163,9 @@ SAFE_CUT_RULES = rules(
     ("promise-kept", "a buffer that ends on a whole character is decodable whole"),
     (
         "invalid-not-held",
-        "bytes invalid whatever follows (0xC0, 0xC1, 0xF5-0xFF, a continuation byte with no lead) are not held "
-        "(holding 0xC0, 0xC1 or 0xF5-0xF7 as lead bytes is allowed, and so is not holding a lead byte whose next "
-        "byte it never allows, such as E0 80)",
+        "single bytes that can never be part of a character (0xC0, 0xC1, 0xF5-0xFF, a continuation byte with no "
+        "lead) are not held (holding 0xC0, 0xC1 or 0xF5-0xF7 as lead bytes is allowed, and so is not holding a "
+        "lead byte whose next byte it never allows, such as E0 80)",
     ),
 )
 
@@ -184,8 +191,8 @@ def safe_cut_rule(buffer: bytes, got: Any, expected: int) -> str:
     if _valid_so_far(held):
         return f"{held!r} would wait for nothing: those bytes end on a whole character and can be decoded now."
     return (
-        f"{held!r} would be held, but no later byte can make it valid (bytes invalid whatever follows, "
-        "0xF8-0xFF or a continuation byte with no lead, are not held: the decoder reports them now)."
+        f"{held!r} would be held, but no later byte can make it valid (single bytes that can never be part of "
+        "a character, 0xF8-0xFF or a continuation byte with no lead, are not held: the decoder reports them now)."
     )
 
 
@@ -210,4 +217,7 @@ def check_safe_cut(safe_cut: Callable[[bytes], int]) -> str:
                 f"    decodable now: {buffer[:expected]!r}, held for the next read: {buffer[expected:]!r}",
                 direction="too low" if low else "too high",
             )
-    return f"gives the right cut for {len(cases)} buffers: every prefix of every fixture, and edge cases"
+    return (
+        f"gives the right cut for {len(cases)} buffers: every prefix of every fixture, "
+        "every lead byte followed by every continuation byte, and edge cases"
+    )
