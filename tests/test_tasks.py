@@ -224,8 +224,8 @@ def int_bounded_retry(value: str) -> int | None:
 
 def zeros_unstripped_retry(value: str) -> int | None:
     """Bounds the digits after the leading zeros, then runs int() on the value with its zeros."""
-    digits = value and not value.strip("0123456789") and len(value.lstrip("0")) <= 20
-    return int(value) if digits and int(value) <= 2**64 - 1 else None
+    ok = value and not value.strip("0123456789") and len(value.lstrip("0")) <= 20
+    return int(value) if ok and int(value) <= 2**64 - 1 else None
 
 
 def twenty_chars_retry(value: str) -> int | None:
