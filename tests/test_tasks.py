@@ -222,6 +222,12 @@ def int_bounded_retry(value: str) -> int | None:
     return int(value) if value and not value.strip("0123456789") and int(value) <= 2**64 - 1 else None
 
 
+def zeros_unstripped_retry(value: str) -> int | None:
+    """Bounds the digits after the leading zeros, then runs int() on the value with its zeros."""
+    ok = value and not value.strip("0123456789") and len(value.lstrip("0")) <= 20
+    return int(value) if ok and int(value) <= 2**64 - 1 else None
+
+
 def twenty_chars_retry(value: str) -> int | None:
     """Guards int() by the value's length, so a small value with leading zeros is ignored."""
     return retry_of(value) if len(value) <= 20 else None
@@ -261,6 +267,14 @@ def test_resume_state_rejects_int_of_thousands_of_digits() -> None:
     assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_ERROR, "unexpected")
     assert failure.verdict.fixture == "case retry-thousands-of-digits"
     assert "(5,007 characters in all)" in str(failure) and "9" * 100 not in str(failure)
+
+
+def test_resume_state_rejects_int_of_thousands_of_leading_zeros() -> None:
+    """Leading zeros count for nothing, but int() counts them: 5000 zeros before a 7 make it raise."""
+    failure = rejected(ex04.check_resume_state, lambda lines: resume(lines, retry=zeros_unstripped_retry))
+    assert (failure.verdict.kind, failure.verdict.direction) == (Kind.WRONG_ERROR, "unexpected")
+    assert failure.verdict.fixture == "case retry-thousands-of-zeros"
+    assert "(5,008 characters in all)" in str(failure) and "0" * 100 not in str(failure)
 
 
 def test_resume_state_names_the_rule_case_that_shows_it() -> None:

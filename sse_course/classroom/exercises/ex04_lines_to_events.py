@@ -86,6 +86,10 @@ RESUME_STREAMS: dict[str, tuple[str, tuple[str, ...]]] = {
         "leading zeros count for nothing: a retry of 25 digits can be 5",
         ("retry: 00", "retry: " + "0" * 24 + "5", ""),
     ),
+    "retry-thousands-of-zeros": (
+        "leading zeros count for nothing, even thousands of them (int() of them all raises)",
+        ("retry: 5", "retry: " + "0" * 5000 + "7", ""),
+    ),
     "comment": ("a line starting with a colon is a comment", ("id: 2", "data: x", "", ":id: 9", "")),
 }
 
@@ -310,6 +314,8 @@ ENCODE_REFUSED: list[dict[str, object]] = [
     {"data": "x", "id": "\x00"},
     {"data": "x", "event": "\n"},
     {"data": "\ud800"},
+    {"data": "x", "event": "\udc00"},
+    {"data": "x", "id": "\ud800"},
     {"data": "x", "retry": MAX_RETRY_MS + 1},
     {"data": "x", "retry": True},
     {"data": "x", "retry": 1.5},
