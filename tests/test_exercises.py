@@ -82,6 +82,16 @@ def test_every_check_in_an_exercise_says_not_attempted(path: Path) -> None:
         assert text.startswith("Not attempted yet: "), (path.name, cell.source, text)
 
 
+@pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
+def test_every_try_it_cell_in_an_exercise_shows_only_the_note(path: Path) -> None:
+    """On a stub, try_it prints its note and returns None: a cell that prints what it returned shows a stray None."""
+    tries = [cell for cell in code_cells(path) if "try_it(" in cell.source]
+    for cell in tries:
+        text = "".join(output.get("text", "") for output in cell.outputs)
+        shown = [output for output in cell.outputs if output.output_type != "stream"]
+        assert text.startswith("Not attempted yet: ") and text.count("\n") == 1 and not shown, (cell.source, text)
+
+
 def test_stub_source_keeps_indentation_and_code_outside_markers() -> None:
     source = "def f(x):\n    y = 1\n    ### BEGIN SOLUTION\n    return x + y\n    ### END SOLUTION\n\nprint(2)"
     assert make_exercises.stub_source(source) == "def f(x):\n    y = 1\n    raise NotImplementedError\n\nprint(2)"
