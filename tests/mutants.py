@@ -39,6 +39,16 @@ def cut_holds_invalid_bytes(buffer: bytes) -> int:
     return len(buffer) - 1 if buffer and buffer[-1] >= 0xF8 else learner_code.safe_cut(buffer)
 
 
+def cut_skips_invalid_bytes(buffer: bytes) -> int:
+    """Skips C0, C1 and F5-FF as if they were continuation bytes, so a lead byte before one is held (E2 FF)."""
+    for back in range(1, min(3, len(buffer)) + 1):
+        lead = buffer[-back]
+        if lead < 0x80 or 0xC2 <= lead <= 0xF4:
+            promised = 1 if lead < 0x80 else 2 if lead <= 0xDF else 3 if lead <= 0xEF else 4
+            return len(buffer) - back if promised > back else len(buffer)
+    return len(buffer)
+
+
 class DecodesEveryChunk(Decoder):
     def decode(self, chunk: bytes, final: bool) -> str:
         return super().decode(chunk, final=True)
@@ -177,13 +187,16 @@ def encoder(
     fields: bool = True,
     end: str = "\n\n",
     retry_read_back: bool = True,
+    type_refuses: str = "\r\n",
 ) -> Callable[..., bytes]:
     """An encoder, right with the defaults; each argument switches one mistake on
-    (``retry_read_back=False`` refuses only a negative retry)."""
+    (``retry_read_back=False`` refuses only a negative retry; ``type_refuses="\\r\\n\\0"`` refuses a type
+    holding NUL, which travels: only an id holding NUL is ignored)."""
 
     def encode(data: str, event: str | None = None, id: str | None = None, retry: int | None = None) -> bytes:
         given = {"event": event, "id": id, "retry": retry} if fields else {"event": event}
-        if refuse and ("\r" in data or any(v is not None and any(c in v for c in "\r\n\0") for v in (event, id))):
+        cannot = ((event, type_refuses), (id, "\r\n\0"))  # (a value, the characters it cannot carry)
+        if refuse and ("\r" in data or any(v is not None and any(c in v for c in cs) for v, cs in cannot)):
             raise ValueError("no stream can carry this")
         if refuse and retry is not None and (parse_retry(str(retry)) != retry if retry_read_back else retry < 0):
             raise ValueError(f"a parser would not read retry={retry!r} back")

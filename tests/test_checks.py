@@ -22,6 +22,7 @@ from mutants import (
     NoEndRequired,
     UnknownTypesRefused,
     cut_never_holds,
+    cut_skips_invalid_bytes,
     encoder,
 )
 from mutants import (
@@ -448,6 +449,19 @@ def test_safe_cut_check_rejects_wrong_cuts_with_the_shortest_buffer(mutant: Call
     assert shown == repr(failing[0])
 
 
+def test_safe_cut_check_rejects_a_lead_byte_held_before_a_byte_that_cannot_continue_it() -> None:
+    """A byte that can never be part of a character (C0, C1, F5-FF) is no continuation byte: a cut that skips it
+    holds the lead byte before it, which no later byte can complete. The check tries every lead byte before one."""
+    cases = ex02.safe_cut_cases()
+    for buffer in (b"\xe2\xff", b"\xe2\xf8", b"\xe2\xc0", b"\xf0\x9f\xff"):
+        assert buffer in cases and cut_skips_invalid_bytes(buffer) not in ex02.safe_cuts(buffer), buffer
+    failure = failed(lambda: ex02.check_safe_cut(cut_skips_invalid_bytes))
+    assert_headline(failure, Kind.WRONG_VALUE, "too low")
+    assert "safe_cut(b'\\xe0\\xc0') should be 2 or 1, yours is 0: b'\\xe0\\xc0' would be held, but no later" in str(
+        failure
+    ), str(failure)
+
+
 def safe_cut_by_the_table(buffer: bytes) -> int:
     """Lesson 02's table: C0, C1 and F5-FF never start a character, so they are never held."""
     for back in range(1, min(3, len(buffer)) + 1):
@@ -523,6 +537,14 @@ def test_byte_lines_check_rejects_mistakes_shrunk(mutant: type, kind: tuple) -> 
 def test_encoder_check_accepts_a_right_encoder(capsys: pytest.CaptureFixture[str]) -> None:
     ex04.check_encoder(encoder())
     assert capsys.readouterr().out.startswith("Correct: ")
+
+
+def test_encoder_check_rejects_refusing_an_event_type_with_nul() -> None:
+    """Only an id holding NUL is ignored by a parser; an event type holding NUL travels, and must be encoded."""
+    assert any("\0" in (case.get("event") or "") for case in ex04.encode_cases())
+    failure = failed(lambda: ex04.check_encoder(encoder(type_refuses="\r\n\0")))
+    assert_headline(failure, K.WRONG_ERROR, "unexpected")
+    assert "event='\\x00'" in str(failure), str(failure)
 
 
 @pytest.mark.parametrize("sent", ex04.ENCODE_REFUSED, ids=repr)

@@ -293,7 +293,8 @@ ENCODE_DATA = [
 ]
 
 
-ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b", " ", "\t", "\u2028"]
+#: Event types that travel, NUL included (only an id holding NUL is ignored by a parser).
+ENCODE_TYPES = [None, "add", " add ", "", "\u00e9v", "message", "a:b", " ", "\t", "\u2028", "\x00", "a\x00b"]
 
 
 ENCODE_IDS = [None, "7", "", " 8 ", "a:b", "\u2026", " ", "\u2028", "id: 9"]
