@@ -176,14 +176,25 @@ MANY_LINES = {
 }
 
 
+def rejection(growth: Callable[[Any], str], answer: Any, tries: int = 3) -> CheckFailed:
+    """The growth check's rejection of ``answer``, asked up to ``tries`` times: it is a timing, and
+    for many lines in one read the wrong answer grows 10 to 15 times against a limit of 8, so a
+    burst of noise on a shared machine can hide it once. A check that never rejects still fails."""
+    for _ in range(tries):
+        try:
+            growth(answer)
+        except CheckFailed as failed:
+            return failed
+    pytest.fail(f"the growth check accepted {answer.__name__} {tries} times in a row")
+
+
 @pytest.mark.parametrize("part", sorted(MANY_LINES))
 def test_searching_the_rest_of_a_read_again_for_every_line_is_too_slow(part: str) -> None:
     growth, researching = MANY_LINES[part]
-    with pytest.raises(CheckFailed) as caught:
-        growth(researching)
-    verdict = caught.value.verdict
-    assert (verdict.kind, verdict.direction) == (Kind.TOO_SLOW, "grows"), str(caught.value)
-    assert "many times in one read" in str(caught.value)
+    caught = rejection(growth, researching)
+    verdict = caught.verdict
+    assert (verdict.kind, verdict.direction) == (Kind.TOO_SLOW, "grows"), str(caught)
+    assert "many times in one read" in str(caught)
     assert replace(DECLARED[part], fixtures=lambda: DECLARED[part].fixtures()[:FIRST_FIXTURES]).verify(researching)
 
 

@@ -76,20 +76,24 @@ def repeated(run: Callable[[], Any], times: int) -> Callable[[], None]:
 
 
 def measure(run_of: Callable[[int], Callable[[], Any]], n: int, limit: float = GROWTH_LIMIT) -> Growth:
-    """The best time at ``n``, and at ``4n`` (tried again only while it looks too slow).
+    """The best time at ``n``, and at ``4n`` (tried again only while it looks too slow), then at
+    ``n`` again: noise only adds time, and a burst of it during the first runs at ``n`` would
+    otherwise make quadratic work look linear.
 
     A run too short to time well is repeated until the small size takes :data:`TIMED_SECONDS`,
     and the large size is repeated as often."""
     small_run = run_of(n)
     once = cpu_seconds(small_run)
     times = max(1, min(MAX_REPEATS, int(TIMED_SECONDS / max(once, 1e-6))))
-    small = min(cpu_seconds(repeated(small_run, times)) for _ in range(TRIES))
+    small_runs = repeated(small_run, times)
+    small = min(cpu_seconds(small_runs) for _ in range(TRIES))
     large_run = repeated(run_of(4 * n), times)
     large = float("inf")
     for _ in range(LARGE_TRIES):
         large = min(large, cpu_seconds(large_run))
         if large <= limit * small:
             break
+    small = min(small, *(cpu_seconds(small_runs) for _ in range(TRIES)))
     return Growth(n, small / times, large / times)
 
 
