@@ -12,7 +12,7 @@ import importlib.util
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from sse_course import LayeredSSEParser, SSEParser
+from sse_course import LayeredSSEParser, SSEParser, iter_events
 from sse_course.events import split_field
 
 Triple = tuple[str, str, str]
@@ -27,6 +27,16 @@ def ours(parser_class: type[LayeredSSEParser[Any]] | type[SSEParser[Any]], **opt
             events += parser.feed(chunk)
         events += parser.close()
         return [(e.type, e.data, e.last_event_id) for e in events]
+
+    return parse
+
+
+def pulled(**options: Any) -> Parse:
+    """iter_events over the chunks: like each peer below, a loop of the package's own
+    over an iterable of chunks."""
+
+    def parse(chunks: list[bytes]) -> list[Triple]:
+        return [(e.type, e.data, e.last_event_id) for e in iter_events(chunks, **options)]
 
     return parse
 
@@ -149,8 +159,10 @@ def sseclient_parse(chunks: list[bytes]) -> list[Triple]:
     return [(e.event, e.data, e.id or "") for e in SSEClient(iter(chunks)).events()]
 
 
-#: Ours, then the first attempt, then the peers (package to import, parse).
+#: Ours (iter_events, then SSEParser's and LayeredSSEParser's feed() loops), then the
+#: peers (package to import, parse).
 OURS: dict[str, Callable[..., Parse]] = {
+    "iter_events": pulled,
     "SSEParser": lambda **o: ours(SSEParser, **o),
     "LayeredSSEParser": lambda **o: ours(LayeredSSEParser, **o),
 }

@@ -15,7 +15,7 @@ import os
 import textwrap
 import time
 import tracemalloc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from unittest import mock
 
@@ -34,6 +34,7 @@ from sse_course import (
     ParserClosed,
     SSEError,
     SSEParser,
+    iter_events,
 )
 from sse_course.classroom import harness
 from sse_course.classroom.checking.layers import per_read
@@ -1120,3 +1121,81 @@ def test_the_comparison_rejects_the_data_event_step_without_each_guard(guard: st
         assert differs_from_layered(mutant, options, chunks)
     else:
         assert first_difference(mutant, FIXTURES, "strict") is not None
+
+
+
+class Counted:
+    """The chunks, counting how many were taken: an error must come from the chunk
+    that causes it, not from a later one, or the rest of a stream is read for nothing."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks, self.taken = chunks, 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            self.taken += 1
+            yield chunk
+
+
+def iterated(profile: str, options: dict, chunks: list[bytes]) -> tuple[harness.Outcome, int]:
+    """What iterating iter_events gives, as :func:`harness.run` records a parser's (every
+    item, the events an error carries first, then the error), and how many chunks it took."""
+    counted, got = Counted(chunks), []
+    try:
+        got.extend(iter_events(counted, profile, **options))
+    except Exception as err:  # a wrong loop may raise anything; that is an outcome
+        return harness.Outcome(tuple(got), (type(err).__name__, str(err))), counted.taken
+    return harness.Outcome(tuple(got)), counted.taken
+
+
+def fed(profile: str, options: dict, chunks: list[bytes]) -> tuple[harness.Outcome, int]:
+    """The same for SSEParser's feed() loop (which the tests above hold to LayeredSSEParser
+    feed by feed)."""
+    counted = Counted(chunks)
+    return harness.run(lambda: SSEParser(profile, **options), counted), counted.taken
+
+
+def iter_events_difference(fixtures: Iterable[Fixture], profile: str) -> tuple | None:
+    """The first (fixture, cuts, feed loop's, iter_events') where iter_events' outcome, or
+    the chunk its error comes from, differs from a feed() loop's, over every partition
+    strategy of the harness. Its loop holds most chunks without a feed, so it is compared on its own."""
+    for fixture, cuts in harness.search_plan(fixtures, harness.STRATEGIES):
+        chunks = harness.chunks_of(fixture.raw, cuts)
+        expected, got = fed(profile, fixture.options, chunks), iterated(profile, fixture.options, chunks)
+        if got != expected:
+            return fixture.id, cuts, expected, got
+    return None
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_iter_events_same_outcome_on_every_fixture_and_partition(profile: str) -> None:
+    assert iter_events_difference(FIXTURES, profile) is None
+
+
+@soak_settings(200)
+@given(chunked=chunked_streams(), profile=st.sampled_from(PROFILES), limits=LIMITS)
+def test_iter_events_same_outcome_on_generated_streams(
+    chunked: tuple[bytes, list[bytes]], profile: str, limits: dict
+) -> None:
+    _, chunks = chunked
+    assert iterated(profile, limits, chunks) == fed(profile, limits, chunks)
+
+
+@pytest.mark.parametrize(
+    "clause, kept",
+    [
+        ("chunk.__class__ is self._plain_chunk_type and ", ""),  # the stream's start, a CR's LF, a spent parser
+        ("len(held) + len(chunk) <= self._max_held", "True"),  # the limits, an unfinished line past them
+    ],
+)
+def test_the_iter_events_comparison_rejects_its_loop_without_each_guard(
+    clause: str, kept: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """iter_events' loop holds a chunk without feed() only where feed() would only hold
+    it: without either of its guards, the comparison finds a stream where it differs."""
+    source = textwrap.dedent(inspect.getsource(SSEParser._events_from))
+    assert source.count(clause) == 1, clause
+    namespace = dict(vars(sse_course.parser))
+    exec(source.replace(clause, kept), namespace)
+    monkeypatch.setattr(SSEParser, "_events_from", namespace["_events_from"])
+    assert iter_events_difference(FIXTURES, "strict") is not None

@@ -151,6 +151,17 @@ def test_iter_events_passes_options() -> None:
     assert list(iter_events([b"data: a\n\ndata: b"], profile="browser")) == [Event("message", "a")]
 
 
+def test_iter_events_checks_its_options_before_reading() -> None:
+    """A bad option is the caller's mistake: it raises at the call, and no chunk is read."""
+    read = []
+    chunks = (read.append(chunk) or chunk for chunk in [b"data: a\n\n"])
+    with pytest.raises(ValueError, match="nope"):
+        iter_events(chunks, profile="nope")
+    with pytest.raises(ValueError, match="max_line_chars"):
+        iter_events(chunks, max_line_chars=0)
+    assert read == []
+
+
 async def _chunks(*chunks: bytes):
     for chunk in chunks:
         await asyncio.sleep(0)
