@@ -1123,7 +1123,6 @@ def test_the_comparison_rejects_the_data_event_step_without_each_guard(guard: st
         assert first_difference(mutant, FIXTURES, "strict") is not None
 
 
-
 class Counted:
     """The chunks, counting how many were taken: an error must come from the chunk
     that causes it, not from a later one, or the rest of a stream is read for nothing."""
