@@ -16,7 +16,7 @@ partition and generated stream, and shows that comparison rejecting a copy of
 SSEParser with any one field rule broken.
 
 A second part is written twice: ``feed``'s common case, a chunk only added to the
-held bytes, is also ``SSEParser._events_from``'s, the loop under ``iter_events``,
+held bytes, is also ``SSEParser.events_from``'s, the loop under ``iter_events``,
 which so spares a call per chunk, a large part of a one-byte chunk's cost.
 tests/test_fastpath.py compares iter_events with a ``feed`` loop on the same
 streams, down to the chunk an error comes from, and shows that comparison
@@ -258,9 +258,15 @@ class SSEParser(Generic[Item]):
         held += chunk  # a bytearray: a long line fed a byte at a time stays linear
         return []
 
-    def _events_from(self, chunks: Iterable[bytes]) -> Iterator[Any]:  # Item, as for feed
-        """iter_events' loop: every chunk, then ``close()``; on error, the events it carries,
-        then the error. A chunk that ``feed`` would
+    @overload
+    def events_from(self: SSEParser[Event], chunks: Iterable[bytes]) -> Iterator[Event]: ...
+
+    @overload
+    def events_from(self, chunks: Iterable[bytes]) -> Iterator[Event | Comment]: ...
+
+    def events_from(self, chunks: Iterable[bytes]) -> Iterator[Any]:  # as for feed
+        """The events of every chunk, then ``close()``'s (the parser is then spent); on
+        error, the events it carries, then the error: :func:`iter_events`' loop. A chunk that ``feed`` would
         only add to the held bytes (exactly ``bytes``, no line end, room for it) is added
         here, without the call; every other chunk goes to ``feed``."""
         try:
@@ -725,7 +731,7 @@ def iter_events(
         last_event_id=last_event_id,
         comments=comments,
     )
-    return parser._events_from(chunks)  # one generator: each event is handed on once
+    return parser.events_from(chunks)  # one generator: each event is handed on once
 
 
 @overload

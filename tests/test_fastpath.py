@@ -1192,9 +1192,9 @@ def test_the_iter_events_comparison_rejects_its_loop_without_each_guard(
 ) -> None:
     """iter_events' loop holds a chunk without feed() only where feed() would only hold
     it: without either of its guards, the comparison finds a stream where it differs."""
-    source = textwrap.dedent(inspect.getsource(SSEParser._events_from))
+    source = textwrap.dedent(inspect.getsource(SSEParser.events_from))
     assert source.count(clause) == 1, clause
     namespace = dict(vars(sse_course.parser))
     exec(source.replace(clause, kept), namespace)
-    monkeypatch.setattr(SSEParser, "_events_from", namespace["_events_from"])
+    monkeypatch.setattr(SSEParser, "events_from", namespace["events_from"])
     assert iter_events_difference(FIXTURES, "strict") is not None

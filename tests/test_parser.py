@@ -9,6 +9,7 @@ import pytest
 import sse_course
 import sse_course.errors
 from sse_course import (
+    Comment,
     DecodeError,
     Event,
     EventTooLarge,
@@ -149,6 +150,17 @@ def test_iter_events_passes_options() -> None:
     with pytest.raises(LineTooLong):
         list(iter_events([b"data: abc\n\n"], max_line_chars=4))
     assert list(iter_events([b"data: a\n\ndata: b"], profile="browser")) == [Event("message", "a")]
+
+
+def test_events_from_reads_to_the_end_and_spends_the_parser() -> None:
+    parser = SSEParser(comments=True)
+    items = parser.events_from([b": hi\n", b"da", b"ta: a\n\n", b"data: b"])
+    assert next(items) == Comment("hi")
+    assert next(items) == Event("message", "a")
+    with pytest.raises(IncompleteStream):
+        next(items)  # close() came: an unfinished event in strict
+    with pytest.raises(ParserClosed):
+        parser.feed(b"\n\n")
 
 
 def test_iter_events_checks_its_options_before_reading() -> None:
