@@ -421,10 +421,7 @@ class SSEParser(Generic[Item]):
         del held[:end]  # from the front of a bytearray: no bytes move
         self._held_offset += end
         self._lines_held = False
-        self._last_event_id = self._id_buffer  # one data line, then a blank line: the standard's dispatch
-        events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
-        if self._in_block:
-            self._event_type, self._in_block = "", False
+        self._dispatch_value(value, events)
         return True
 
     def _take_held_lines(self, events: list[Event | Comment], *, quiet: bool = False) -> None:
@@ -549,11 +546,7 @@ class SSEParser(Generic[Item]):
                     and not self._data_values
                     and len(lines) - 6 <= self._max_event_chars
                 ):
-                    value = lines[6:].decode("utf-8", errors)
-                    self._last_event_id = self._id_buffer  # one data line, then a blank line: the standard's dispatch
-                    events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
-                    if self._in_block:  # else no field came since the last blank line: nothing to reset
-                        self._event_type, self._in_block = "", False
+                    self._dispatch_value(lines[6:].decode("utf-8", errors), events)
                 else:
                     self._take_block(lines, events)
                     self._dispatch(events)
@@ -616,6 +609,14 @@ class SSEParser(Generic[Item]):
             raise EventTooLarge(self._max_event_chars)
         self._data_values.append(value)
         self._data_chars = size
+
+    def _dispatch_value(self, value: str, events: list[Event | Comment]) -> None:
+        """One ``data:`` line's value, then a blank line: the standard's dispatch, with no
+        list of data values built."""
+        self._last_event_id = self._id_buffer
+        events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
+        if self._in_block:  # else no field came since the last blank line: nothing to reset
+            self._event_type, self._in_block = "", False
 
     def _dispatch(self, events: list[Event | Comment]) -> None:
         """A blank line: commit the ID; an event if there is data."""
