@@ -244,9 +244,10 @@ class Growth:
 
 
 def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
-    """Time every size in every round, side by side, as the cells are: noise then
-    touches both ends of the ratio alike. A parser slower than the cap at one size is
-    not timed there or at any larger size."""
+    """Time every size in every round, side by side, as the cells are: in a round, one
+    parser's sizes one right after another, so the two ends of its ratio are timed
+    moments apart. A parser slower than the cap at one size is not timed there or at
+    any larger size."""
     lines = {size: chunked(long_line(size), 1) for size in plan.growth_bytes}
     times: dict[str, dict[int, list[float]]] = {name: {} for name in parsers}
     for name, parse in parsers.items():
@@ -259,10 +260,9 @@ def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
     names = list(parsers)
     for r in range(plan.growth_rounds):
         gc.collect()
-        for size in plan.growth_bytes:
-            for name in names[r % len(names) :] + names[: r % len(names)]:
-                if size in times[name]:
-                    times[name][size].append(cpu_time(parsers[name], lines[size]))
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            for size in times[name]:
+                times[name][size].append(cpu_time(parsers[name], lines[size]))
     return Growth(plan.growth_bytes, times)
 
 

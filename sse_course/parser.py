@@ -20,7 +20,7 @@ held bytes, is also ``SSEParser.events_from``'s, the loop under ``iter_events``,
 which so spares a call per chunk, a large part of a one-byte chunk's cost.
 tests/test_fastpath.py compares iter_events with a ``feed`` loop on the same
 streams, down to the chunk an error comes from, and shows that comparison
-rejecting the loop without either of its guards.
+rejecting the loop without any one of its guards.
 """
 
 from __future__ import annotations
@@ -259,16 +259,18 @@ class SSEParser(Generic[Item]):
         return []
 
     @overload
-    def events_from(self: SSEParser[Event], chunks: Iterable[bytes]) -> Iterator[Event]: ...
+    def events_from(self: SSEParser[Event], chunks: Iterable[Chunk]) -> Iterator[Event]: ...
 
     @overload
-    def events_from(self, chunks: Iterable[bytes]) -> Iterator[Event | Comment]: ...
+    def events_from(self, chunks: Iterable[Chunk]) -> Iterator[Event | Comment]: ...
 
-    def events_from(self, chunks: Iterable[bytes]) -> Iterator[Any]:  # as for feed
-        """The events of every chunk, then ``close()``'s (the parser is then spent); on
-        error, the events it carries, then the error: :func:`iter_events`' loop. A chunk that ``feed`` would
-        only add to the held bytes (exactly ``bytes``, no line end, room for it) is added
-        here, without the call; every other chunk goes to ``feed``."""
+    def events_from(self, chunks: Iterable[Chunk]) -> Iterator[Any]:  # as for feed
+        """The events of every chunk, then ``close()``'s, so a parser read to the end is
+        spent; on error, the events it carries, then the error. :func:`iter_events` is
+        this loop; on your own parser, ``last_event_id`` and ``retry`` can be read between
+        events. A chunk that ``feed`` would only add to the held bytes (exactly
+        ``bytes``, no line end, room for it) is added here, without the call (a subclass
+        that overrides ``feed`` does not see it); every other chunk goes to ``feed``."""
         try:
             for chunk in chunks:
                 if chunk.__class__ is self._plain_chunk_type and not (LF in chunk or CR in chunk):
@@ -421,10 +423,7 @@ class SSEParser(Generic[Item]):
         del held[:end]  # from the front of a bytearray: no bytes move
         self._held_offset += end
         self._lines_held = False
-        self._last_event_id = self._id_buffer  # one data line, then a blank line: the standard's dispatch
-        events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
-        if self._in_block:
-            self._event_type, self._in_block = "", False
+        self._dispatch_value(value, events)
         return True
 
     def _take_held_lines(self, events: list[Event | Comment], *, quiet: bool = False) -> None:
@@ -549,11 +548,7 @@ class SSEParser(Generic[Item]):
                     and not self._data_values
                     and len(lines) - 6 <= self._max_event_chars
                 ):
-                    value = lines[6:].decode("utf-8", errors)
-                    self._last_event_id = self._id_buffer  # one data line, then a blank line: the standard's dispatch
-                    events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
-                    if self._in_block:  # else no field came since the last blank line: nothing to reset
-                        self._event_type, self._in_block = "", False
+                    self._dispatch_value(lines[6:].decode("utf-8", errors), events)
                 else:
                     self._take_block(lines, events)
                     self._dispatch(events)
@@ -616,6 +611,14 @@ class SSEParser(Generic[Item]):
             raise EventTooLarge(self._max_event_chars)
         self._data_values.append(value)
         self._data_chars = size
+
+    def _dispatch_value(self, value: str, events: list[Event | Comment]) -> None:
+        """One ``data:`` line's value, then a blank line: the standard's dispatch, with no
+        list of data values built."""
+        self._last_event_id = self._id_buffer
+        events.append(make_event(self._event_type, value, self._id_buffer, self._retry))
+        if self._in_block:  # else no field came since the last blank line: nothing to reset
+            self._event_type, self._in_block = "", False
 
     def _dispatch(self, events: list[Event | Comment]) -> None:
         """A blank line: commit the ID; an event if there is data."""
@@ -687,7 +690,7 @@ def line_end(block: bytes | bytearray, start: int) -> int:
 
 @overload
 def iter_events(
-    chunks: Iterable[bytes],
+    chunks: Iterable[Chunk],
     profile: str = DEFAULT_PROFILE,
     *,
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
@@ -699,7 +702,7 @@ def iter_events(
 
 @overload
 def iter_events(
-    chunks: Iterable[bytes],
+    chunks: Iterable[Chunk],
     profile: str = DEFAULT_PROFILE,
     *,
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
@@ -710,7 +713,7 @@ def iter_events(
 
 
 def iter_events(
-    chunks: Iterable[bytes],
+    chunks: Iterable[Chunk],
     profile: str = DEFAULT_PROFILE,
     *,
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
@@ -736,7 +739,7 @@ def iter_events(
 
 @overload
 def aiter_events(
-    chunks: AsyncIterable[bytes],
+    chunks: AsyncIterable[Chunk],
     profile: str = DEFAULT_PROFILE,
     *,
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
@@ -748,7 +751,7 @@ def aiter_events(
 
 @overload
 def aiter_events(
-    chunks: AsyncIterable[bytes],
+    chunks: AsyncIterable[Chunk],
     profile: str = DEFAULT_PROFILE,
     *,
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS,
@@ -759,7 +762,7 @@ def aiter_events(
 
 
 async def aiter_events(
-    chunks: AsyncIterable[bytes],
+    chunks: AsyncIterable[Chunk],
     profile: str = DEFAULT_PROFILE,
     *,
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS,

@@ -154,9 +154,11 @@ def test_iter_events_passes_options() -> None:
 
 def test_events_from_reads_to_the_end_and_spends_the_parser() -> None:
     parser = SSEParser(comments=True)
-    items = parser.events_from([b": hi\n", b"da", b"ta: a\n\n", b"data: b"])
+    items = parser.events_from([b": hi\n", b"id: 7\nda", bytearray(b"ta: a\n\n"), memoryview(b"data: b")])
     assert next(items) == Comment("hi")
-    assert next(items) == Event("message", "a")
+    assert parser.last_event_id == ""
+    assert next(items) == Event("message", "a", "7")
+    assert parser.last_event_id == "7"  # read between events, as a reconnecting client does
     with pytest.raises(IncompleteStream):
         next(items)  # close() came: an unfinished event in strict
     with pytest.raises(ParserClosed):
