@@ -761,7 +761,7 @@ def aiter_events(
 ) -> AsyncIterator[Event | Comment]: ...
 
 
-async def aiter_events(
+def aiter_events(
     chunks: AsyncIterable[Chunk],
     profile: str = DEFAULT_PROFILE,
     *,
@@ -770,7 +770,8 @@ async def aiter_events(
     last_event_id: str = "",
     comments: bool = False,
 ) -> AsyncIterator[Event | Comment]:
-    """Async twin of :func:`iter_events` (e.g. ``response.aiter_bytes()``)."""
+    """Async twin of :func:`iter_events` (e.g. ``response.aiter_bytes()``): the options
+    are checked at the call too."""
     parser = SSEParser(
         profile=profile,
         max_line_chars=max_line_chars,
@@ -778,6 +779,13 @@ async def aiter_events(
         last_event_id=last_event_id,
         comments=comments,
     )
+    return _aevents_from(parser, chunks)
+
+
+async def _aevents_from(parser: SSEParser[Any], chunks: AsyncIterable[Chunk]) -> AsyncIterator[Event | Comment]:
+    """aiter_events' loop: every chunk to ``feed``, then ``close()``; on error, the
+    events it carries, then the error. The hold ``SSEParser.events_from`` does without
+    a call is not written a third time here, where every chunk is awaited anyway."""
     try:
         async for chunk in chunks:
             for event in parser.feed(chunk):
@@ -785,6 +793,6 @@ async def aiter_events(
         for event in parser.close():
             yield event
     except SSEError as err:
-        for event in err.events:
-            yield event
+        for carried in err.events:
+            yield carried
         raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
@@ -165,15 +166,23 @@ def test_events_from_reads_to_the_end_and_spends_the_parser() -> None:
         parser.feed(b"\n\n")
 
 
-def test_iter_events_checks_its_options_before_reading() -> None:
+@pytest.mark.parametrize("edge", [iter_events, aiter_events])
+def test_edges_check_their_options_before_reading(edge: Callable[..., object]) -> None:
     """A bad option is the caller's mistake: it raises at the call, and no chunk is read."""
-    read = []
-    chunks = (read.append(chunk) or chunk for chunk in [b"data: a\n\n"])
     with pytest.raises(ValueError, match="nope"):
-        iter_events(chunks, profile="nope")
+        edge(Unread(), profile="nope")
     with pytest.raises(ValueError, match="max_line_chars"):
-        iter_events(chunks, max_line_chars=0)
-    assert read == []
+        edge(Unread(), max_line_chars=0)
+
+
+class Unread:
+    """Chunks that must not be read, sync or async."""
+
+    def __iter__(self) -> Iterator[bytes]:
+        raise AssertionError("a chunk was read")
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        raise AssertionError("a chunk was read")
 
 
 async def _chunks(*chunks: bytes):
