@@ -66,7 +66,7 @@ FULL = Plan(
     500_000,
     8 << 20,
     (50_000, 100_000, 200_000, 400_000),
-    rounds=5,
+    rounds=9,
     growth_rounds=5,
     cap_seconds=8.0,
 )
@@ -77,8 +77,8 @@ QUICK = Plan(
     100_000,
     1 << 20,
     (12_500, 25_000, 50_000, 100_000),
-    rounds=5,
-    growth_rounds=5,
+    rounds=9,
+    growth_rounds=9,
     cap_seconds=1.5,
 )
 
@@ -119,10 +119,16 @@ CHUNKINGS = (("64 KiB", 65536), ("1 KiB", 1024), ("37 B", 37), ("1 B", 1))
 CORPUS_CHUNKINGS = {"spanning events": ("1 KiB", "37 B")}
 
 
-#: A cell whose parse takes less CPU time than this is parsed several times per
-#: measurement (the same number of times for every parser), so that a 0.1 ms parse
-#: is not measured at the timer's and the cache's noise.
+#: A parser whose parse of a cell takes less CPU time than this parses it several
+#: times per measurement, so that each measurement spans at least this much of its
+#: own work and a 0.1 ms parse is not measured at the timer's and the cache's noise
+#: (a slow parser is not made to repeat a parse hundreds of times for a fast one's sake).
 MIN_SAMPLE_SECONDS = 0.02
+
+
+def repeats(once: float) -> int:
+    """How many parses one measurement takes, for a parse that took ``once`` seconds."""
+    return max(1, round(MIN_SAMPLE_SECONDS / max(once, 1e-6)))
 
 
 def cpu_time(parse: Callable[[list[bytes]], object], chunks: list[bytes], repeat: int = 1) -> float:
@@ -172,6 +178,15 @@ def short(event: Triple) -> str:
     return text if len(text) < 90 else text[:87] + "..."
 
 
+def quiet_collector() -> None:
+    """Collect, then set aside every object alive now (the peers' imported modules, the
+    corpora): a collection then looks only at what was made since, so one before each
+    measurement is cheap, and none during a parse walks the heap that the benchmark
+    itself built, whichever parser it falls in."""
+    gc.collect()
+    gc.freeze()
+
+
 def measure_cell(cell: Cell, parsers: dict[str, Parse], chunks: list[bytes], plan: Plan) -> None:
     """Check every parser's events against the reference's, then time the ones in time,
     and the floor (which gives lines, not events) in the same rounds."""
@@ -184,18 +199,18 @@ def measure_cell(cell: Cell, parsers: dict[str, Parse], chunks: list[bytes], pla
             continue
         if got != expected:
             cell.disagreements.append(f"{name}: {first_difference(expected, got)}")
+    quiet_collector()
     timed: dict[str, Callable[[list[bytes]], object]] = {
         **{name: parse for name, parse in parsers.items() if name not in cell.too_slow},
         FLOOR: split_lines_floor,
     }
     names = list(timed)
-    once = min(cpu_time(timed[name], chunks) for name in names if name != FLOOR)  # the run's length as before
-    repeat = max(1, round(MIN_SAMPLE_SECONDS / max(once, 1e-6)))
+    repeat = {name: repeats(cpu_time(timed[name], chunks)) for name in names}
     cell.times = {name: [] for name in names}
     for r in range(plan.rounds):
-        gc.collect()
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            cell.times[name].append(cpu_time(timed[name], chunks, repeat))
+            gc.collect()  # every measurement starts from the same collector state, not the last parser's
+            cell.times[name].append(cpu_time(timed[name], chunks, repeat[name]))
 
 
 def edge_case_findings(parsers: dict[str, Parse]) -> list[str]:
@@ -251,19 +266,21 @@ def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
     any larger size."""
     lines = {size: chunked(long_line(size), 1) for size in plan.growth_bytes}
     times: dict[str, dict[int, list[float]]] = {name: {} for name in parsers}
+    repeat: dict[tuple[str, int], int] = {}
     for name, parse in parsers.items():
         for size, chunks in lines.items():
             try:
-                cpu_time(lambda c: parse(guarded(c, plan.cap_seconds)), chunks)  # type: ignore[arg-type]  # noqa: B023
+                once = cpu_time(lambda c: parse(guarded(c, plan.cap_seconds)), chunks)  # type: ignore[arg-type]  # noqa: B023
             except TooSlow:
                 break
-            times[name][size] = []
+            times[name][size], repeat[name, size] = [], repeats(once)
     names = list(parsers)
+    quiet_collector()
     for r in range(plan.growth_rounds):
-        gc.collect()
         for name in names[r % len(names) :] + names[: r % len(names)]:
             for size in times[name]:
-                times[name][size].append(cpu_time(parsers[name], lines[size]))
+                gc.collect()
+                times[name][size].append(cpu_time(parsers[name], lines[size], repeat[name, size]))
     return Growth(plan.growth_bytes, times)
 
 
