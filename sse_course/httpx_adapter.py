@@ -8,10 +8,10 @@ purpose: httpx's own ``client.stream(...)`` opens the response, its
 ``iter_bytes()`` / ``aiter_bytes()`` yields the body's chunks as they were read,
 with the content encoding (gzip, deflate) already undone: that is the HTTP
 layer's job. No text decoding, no line splitting: those are the parser's job,
-and the package's parser does the rest. (The reconnecting client reads
-through :func:`body_chunks` instead, which undoes gzip and deflate itself so
-that a corrupt byte loses nothing decoded before it.) (``iter_raw()`` would hand the parser
-compressed bytes: ``DecodeError: invalid UTF-8 at byte 1: b'\\x8b'`` on gzip.)::
+and the package's parser does the rest. (The reconnecting client undoes gzip
+and deflate itself, with :class:`Inflater`, so that a corrupt byte loses nothing
+decoded before it.) (``iter_raw()`` would hand the parser compressed bytes:
+``DecodeError: invalid UTF-8 at byte 1: b'\\x8b'`` on gzip.)::
 
     with httpx.Client() as client, connect_sse(client, "GET", url) as source:
         for event in source.iter_sse():
@@ -338,39 +338,3 @@ def salvage(inflater: Decompressor, raw: bytes) -> bytes:
         for at in range(len(raw)):
             decoded.append(inflater.decompress(raw[at : at + 1]))
     return b"".join(decoded)
-
-
-def inflater_for(response: httpx.Response) -> Inflater | None:
-    """An :class:`Inflater` for a response in one coding the client asked for; else ``None`` (httpx decodes)."""
-    codings = [value.strip().lower() for value in response.headers.get_list("content-encoding", split_commas=True)]
-    return Inflater(codings[0]) if len(codings) == 1 and codings[0] in ("gzip", "deflate") else None
-
-
-def body_chunks(response: httpx.Response) -> Iterator[bytes]:
-    """The body's bytes, decoded; a corrupt byte ends it with ``httpx.DecodingError``
-    after what decoded before it."""
-    inflater = inflater_for(response)
-    if inflater is None:
-        yield from response.iter_bytes()
-        return
-    for raw in response.iter_raw():
-        decoded, failure = inflater.decode(raw)
-        yield decoded  # what decoded before a corrupt byte is handed over first
-        if failure is not None:
-            raise httpx.DecodingError(failure, request=response.request)
-    yield inflater.flush()
-
-
-async def abody_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
-    """Async twin of :func:`body_chunks`."""
-    inflater = inflater_for(response)
-    if inflater is None:
-        async for chunk in response.aiter_bytes():
-            yield chunk
-        return
-    async for raw in response.aiter_raw():
-        decoded, failure = inflater.decode(raw)
-        yield decoded  # what decoded before a corrupt byte is handed over first
-        if failure is not None:
-            raise httpx.DecodingError(failure, request=response.request)
-    yield inflater.flush()
