@@ -1,16 +1,17 @@
 """Benchmark sse_course's parsers against a first attempt and the SSE parsers people use.
 
     pip install -r benchmarks/requirements.txt
-    python benchmarks/run.py            # full run, under 10 minutes on 2 cores
+    python benchmarks/run.py            # full run, about FULL_MINUTES minutes on 2 cores
     python benchmarks/run.py --quick    # smaller corpora, about a minute
 
 Everything is measured side by side in one run. The machine is noisy, so each
 cell runs every parser once per round, in a rotating order, and reports each
 parser's best round over the fastest peer's best round (CPU time from
-``time.process_time``, steadier than wall time). Noise only adds time: on a
-shared machine, a moment the CPU is taken away still counts as the process's CPU
-time, so the least of several rounds is the nearest to what the parse costs, as
-the ``timeit`` documentation says of its own repeats. Before timing,
+``time.process_time``, steadier than wall time). Noise only adds time: work on
+the other core and on the host shares caches and memory with the parse, and
+interrupts are charged to it, so no round is faster than the parse's own cost
+and the least of several is the nearest to it (``timeit``'s documentation gives
+the same advice for its repeats). Before timing,
 the first run of every cell checks that each parser yields the same events
 (type, data, id) as LayeredSSEParser (the parser the lessons build), and
 prints where one disagrees.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable, Iterator
@@ -119,16 +121,16 @@ CHUNKINGS = (("64 KiB", 65536), ("1 KiB", 1024), ("37 B", 37), ("1 B", 1))
 CORPUS_CHUNKINGS = {"spanning events": ("1 KiB", "37 B")}
 
 
-#: A parser whose parse of a cell takes less CPU time than this parses it several
-#: times per measurement, so that each measurement spans at least this much of its
-#: own work and a 0.1 ms parse is not measured at the timer's and the cache's noise
+#: A parser whose parse of a cell took less CPU time than this (in a first, cold
+#: run) parses it several times per measurement, so that each measurement spans
+#: about this much of its own work and a 0.1 ms parse is not measured at the timer's and the cache's noise
 #: (a slow parser is not made to repeat a parse hundreds of times for a fast one's sake).
 MIN_SAMPLE_SECONDS = 0.02
 
 
 def repeats(once: float) -> int:
     """How many parses one measurement takes, for a parse that took ``once`` seconds."""
-    return max(1, round(MIN_SAMPLE_SECONDS / max(once, 1e-6)))
+    return max(1, math.ceil(MIN_SAMPLE_SECONDS / max(once, 1e-6)))
 
 
 def cpu_time(parse: Callable[[list[bytes]], object], chunks: list[bytes], repeat: int = 1) -> float:
@@ -260,10 +262,9 @@ class Growth:
 
 
 def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
-    """Time every size in every round, side by side, as the cells are: in a round, one
-    parser's sizes one right after another, so the two ends of its ratio are timed
-    moments apart. A parser slower than the cap at one size is not timed there or at
-    any larger size."""
+    """Time every size in every round, side by side, as the cells are (in a round, one
+    parser's sizes one right after another). A parser slower than the cap at one size
+    is not timed there or at any larger size."""
     lines = {size: chunked(long_line(size), 1) for size in plan.growth_bytes}
     times: dict[str, dict[int, list[float]]] = {name: {} for name in parsers}
     repeat: dict[tuple[str, int], int] = {}
@@ -391,7 +392,7 @@ def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: li
 
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    args.add_argument("--quick", action="store_true", help="smaller corpora and fewer rounds (about a minute)")
+    args.add_argument("--quick", action="store_true", help="smaller corpora (about a minute)")
     plan = QUICK if args.parse_args().quick else FULL
     started = time.perf_counter()
     peer_parsers, missing = installed_peers()

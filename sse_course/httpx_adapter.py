@@ -2,8 +2,8 @@
 
 Needs httpx (``pip install 'sse-course[httpx]'``); the parser modules do not.
 
-httpx is the HTTP client this edge is written for, and the only module of the
-package that imports it; the parser modules never do. It stays thin on
+httpx is the HTTP client this edge is written for (the reconnecting client and
+the classroom's tools use it too); the parser modules never import it. It stays thin on
 purpose: httpx's own ``client.stream(...)`` opens the response, its
 ``iter_bytes()`` / ``aiter_bytes()`` yields the body's chunks as they were read,
 with the content encoding (gzip, deflate) already undone: that is the HTTP
