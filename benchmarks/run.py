@@ -56,7 +56,8 @@ class Plan:
     one_byte_line_max: int  # the grid's one-byte chunking only up to this line size
     memory_line: int  # peak memory is measured on a line this long
     growth_bytes: tuple[int, ...]  # one long line in one-byte chunks
-    rounds: int
+    rounds: int  # per cell, in ``sweeps`` sweeps over every cell
+    sweeps: int
     growth_rounds: int
     cap_seconds: float  # a parser slower than this in a cell's first run is not timed there
 
@@ -69,6 +70,7 @@ FULL = Plan(
     8 << 20,
     (50_000, 100_000, 200_000, 400_000),
     rounds=9,
+    sweeps=3,
     growth_rounds=5,
     cap_seconds=8.0,
 )
@@ -80,6 +82,7 @@ QUICK = Plan(
     1 << 20,
     (12_500, 25_000, 50_000, 100_000),
     rounds=9,
+    sweeps=3,
     growth_rounds=9,
     cap_seconds=1.5,
 )
@@ -147,7 +150,9 @@ class Cell:
 
     corpus: str
     chunking: str
+    chunks: list[bytes]
     times: dict[str, list[float]] = field(default_factory=dict)
+    repeat: dict[str, int] = field(default_factory=dict)  # parses per measurement, per parser
     too_slow: list[str] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)
 
@@ -189,30 +194,39 @@ def quiet_collector() -> None:
     gc.freeze()
 
 
-def measure_cell(cell: Cell, parsers: dict[str, Parse], chunks: list[bytes], plan: Plan) -> None:
-    """Check every parser's events against the reference's, then time the ones in time,
-    and the floor (which gives lines, not events) in the same rounds."""
-    expected = parsers[REFERENCE](chunks)
+def check_cell(cell: Cell, parsers: dict[str, Parse], plan: Plan) -> None:
+    """Check every parser's events against the reference's, mark the ones over the cap,
+    and set how many parses each measurement of the others (and the floor) takes."""
+    expected = parsers[REFERENCE](cell.chunks)
     for name, parse in parsers.items():
         try:
-            got = parse(guarded(chunks, plan.cap_seconds))  # type: ignore[arg-type]
+            got = parse(guarded(cell.chunks, plan.cap_seconds))  # type: ignore[arg-type]
         except TooSlow:
             cell.too_slow.append(name)
             continue
         if got != expected:
             cell.disagreements.append(f"{name}: {first_difference(expected, got)}")
     quiet_collector()
-    timed: dict[str, Callable[[list[bytes]], object]] = {
-        **{name: parse for name, parse in parsers.items() if name not in cell.too_slow},
-        FLOOR: split_lines_floor,
-    }
+    timed = timed_parsers(cell, parsers)
+    cell.repeat = {name: repeats(cpu_time(parse, cell.chunks)) for name, parse in timed.items()}
+    cell.times = {name: [] for name in timed}
+
+
+def timed_parsers(cell: Cell, parsers: dict[str, Parse]) -> dict[str, Callable[[list[bytes]], object]]:
+    """The parsers timed in the cell, and the floor (which gives lines, not events)."""
+    return {**{name: parse for name, parse in parsers.items() if name not in cell.too_slow}, FLOOR: split_lines_floor}
+
+
+def time_cell(cell: Cell, parsers: dict[str, Parse], rounds: int) -> None:
+    """``rounds`` more rounds of the cell, each parser once, the order rotating on from
+    the rounds before."""
+    timed = timed_parsers(cell, parsers)
     names = list(timed)
-    repeat = {name: repeats(cpu_time(timed[name], chunks)) for name in names}
-    cell.times = {name: [] for name in names}
-    for r in range(plan.rounds):
+    for _ in range(rounds):
+        r = len(cell.times[FLOOR])
         for name in names[r % len(names) :] + names[: r % len(names)]:
             gc.collect()  # every measurement starts from the same collector state, not the last parser's
-            cell.times[name].append(cpu_time(timed[name], chunks, repeat[name]))
+            cell.times[name].append(cpu_time(timed[name], cell.chunks, cell.repeat[name]))
 
 
 def edge_case_findings(parsers: dict[str, Parse]) -> list[str]:
@@ -403,11 +417,13 @@ def main() -> None:
     parsers.update(peer_parsers)
     peers = list(peer_parsers)
 
-    cells = []
-    for corpus, label, chunks in grid(plan):
-        cell = Cell(corpus, label)
-        measure_cell(cell, parsers, chunks, plan)
-        cells.append(cell)
+    cells = [Cell(corpus, label, chunks) for corpus, label, chunks in grid(plan)]
+    for cell in cells:
+        check_cell(cell, parsers, plan)
+    for sweep in range(plan.sweeps):  # a burst of noise that lasts a while falls on one sweep's rounds of a cell
+        print(f"timing: sweep {sweep + 1} of {plan.sweeps} over every cell", flush=True)
+        for cell in cells:
+            time_cell(cell, parsers, plan.rounds // plan.sweeps)
     print_cells(cells, [*OURS, CHAR_LOOP], peers)
     print_disagreements(cells)
     checked = {"SSEParser": ours(SSEParser, profile="browser")}
