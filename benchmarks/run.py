@@ -71,7 +71,7 @@ FULL = Plan(
     (50_000, 100_000, 200_000, 400_000),
     rounds=9,
     sweeps=3,
-    growth_rounds=5,
+    growth_rounds=6,
     cap_seconds=8.0,
 )
 QUICK = Plan(
@@ -263,6 +263,9 @@ class Growth:
 
     sizes: tuple[int, ...]
     times: dict[str, dict[int, list[float]]]  # a parser too slow at a size has no times there or above
+    lines: dict[int, list[bytes]]  # each size's line, in one-byte chunks
+    repeat: dict[tuple[str, int], int] = field(default_factory=dict)  # parses per measurement
+    rounds: int = 0  # rounds timed so far
 
     def best(self, name: str, size: int) -> float | None:
         """The least CPU time of ``name``'s rounds at ``size``, if it was timed there."""
@@ -276,27 +279,33 @@ class Growth:
 
 
 def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
-    """Time every size in every round, side by side, as the cells are (in a round, one
-    parser's sizes one right after another). A parser slower than the cap at one size
-    is not timed there or at any larger size."""
+    """The growth series, ready to time: each parser at each size it takes within the
+    cap (a parser slower than the cap at one size is not timed there or above), and
+    how many parses a measurement takes."""
     lines = {size: chunked(long_line(size), 1) for size in plan.growth_bytes}
-    times: dict[str, dict[int, list[float]]] = {name: {} for name in parsers}
-    repeat: dict[tuple[str, int], int] = {}
+    found = Growth(plan.growth_bytes, {name: {} for name in parsers}, lines)
     for name, parse in parsers.items():
         for size, chunks in lines.items():
             try:
                 once = cpu_time(lambda c: parse(guarded(c, plan.cap_seconds)), chunks)  # type: ignore[arg-type]  # noqa: B023
             except TooSlow:
                 break
-            times[name][size], repeat[name, size] = [], repeats(once)
-    names = list(parsers)
+            found.times[name][size], found.repeat[name, size] = [], repeats(once)
     quiet_collector()
-    for r in range(plan.growth_rounds):
+    return found
+
+
+def time_growth(found: Growth, parsers: dict[str, Parse], rounds: int) -> None:
+    """``rounds`` more rounds of the growth series, side by side as the cells' are: in
+    a round, one parser's sizes one right after another, the order of parsers rotating."""
+    names = list(parsers)
+    for _ in range(rounds):
+        r = found.rounds
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            for size in times[name]:
+            for size in found.times[name]:
                 gc.collect()
-                times[name][size].append(cpu_time(parsers[name], lines[size], repeat[name, size]))
-    return Growth(plan.growth_bytes, times)
+                found.times[name][size].append(cpu_time(parsers[name], found.lines[size], found.repeat[name, size]))
+        found.rounds += 1
 
 
 def peak_memory(parsers: dict[str, Parse], size: int) -> dict[str, float]:
@@ -420,17 +429,19 @@ def main() -> None:
     cells = [Cell(corpus, label, chunks) for corpus, label, chunks in grid(plan)]
     for cell in cells:
         check_cell(cell, parsers, plan)
+    series = growth(parsers, plan)
     for sweep in range(plan.sweeps):  # a burst of noise that lasts a while falls on one sweep's rounds of a cell
-        print(f"timing: sweep {sweep + 1} of {plan.sweeps} over every cell", flush=True)
+        print(f"timing: sweep {sweep + 1} of {plan.sweeps} over every cell and the growth series", flush=True)
         for cell in cells:
             time_cell(cell, parsers, plan.rounds // plan.sweeps)
+        time_growth(series, parsers, plan.growth_rounds // plan.sweeps)
     print_cells(cells, [*OURS, CHAR_LOOP], peers)
     print_disagreements(cells)
     checked = {"SSEParser": ours(SSEParser, profile="browser")}
     checked.update((name, parse) for name, parse in parsers.items() if name not in OURS)
     print("\nEdge cases (not timed), against the standard (LayeredSSEParser, browser profile):")
     print("\n".join(f"  {line}" for line in edge_case_findings(checked)) or "  every parser agreed")
-    growth_ratios = print_growth(growth(parsers, plan))
+    growth_ratios = print_growth(series)
     line_bytes = plan.memory_line
     peaks = peak_memory(parsers, line_bytes)
     print(f"\nPeak traced memory parsing one {line_bytes:,}-byte line in 64 KiB chunks, over the line's size")
