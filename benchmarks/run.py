@@ -1,8 +1,8 @@
 """Benchmark sse_course's parsers against a first attempt and the SSE parsers people use.
 
     pip install -r benchmarks/requirements.txt
-    python benchmarks/run.py            # full run, about FULL_MINUTES minutes on 2 cores
-    python benchmarks/run.py --quick    # smaller corpora, about a minute
+    python benchmarks/run.py            # full run, about 10 minutes on 2 cores
+    python benchmarks/run.py --quick    # smaller corpora, about 1.5 minutes
 
 Everything is measured side by side in one run. The machine is noisy, so each
 cell runs every parser once per round, in a rotating order, and reports each
@@ -415,7 +415,7 @@ def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: li
 
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    args.add_argument("--quick", action="store_true", help="smaller corpora (about a minute)")
+    args.add_argument("--quick", action="store_true", help="smaller corpora (about 1.5 minutes)")
     plan = QUICK if args.parse_args().quick else FULL
     started = time.perf_counter()
     peer_parsers, missing = installed_peers()
