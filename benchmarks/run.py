@@ -217,14 +217,19 @@ def timed_parsers(cell: Cell, parsers: dict[str, Parse]) -> dict[str, Callable[[
     return {**{name: parse for name, parse in parsers.items() if name not in cell.too_slow}, FLOOR: split_lines_floor}
 
 
+def rotated(names: list[str], r: int) -> list[str]:
+    """The order of round ``r``: each round starts one name further on, so no parser
+    always runs first, or right after the same one."""
+    return names[r % len(names) :] + names[: r % len(names)]
+
+
 def time_cell(cell: Cell, parsers: dict[str, Parse], rounds: int) -> None:
     """``rounds`` more rounds of the cell, each parser once, the order rotating on from
     the rounds before."""
     timed = timed_parsers(cell, parsers)
-    names = list(timed)
-    for _ in range(rounds):
-        r = len(cell.times[FLOOR])
-        for name in names[r % len(names) :] + names[: r % len(names)]:
+    done = len(cell.times[FLOOR])
+    for r in range(done, done + rounds):
+        for name in rotated(list(timed), r):
             gc.collect()  # every measurement starts from the same collector state, not the last parser's
             cell.times[name].append(cpu_time(timed[name], cell.chunks, cell.repeat[name]))
 
@@ -298,14 +303,12 @@ def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
 def time_growth(found: Growth, parsers: dict[str, Parse], rounds: int) -> None:
     """``rounds`` more rounds of the growth series, side by side as the cells' are: in
     a round, one parser's sizes one right after another, the order of parsers rotating."""
-    names = list(parsers)
-    for _ in range(rounds):
-        r = found.rounds
-        for name in names[r % len(names) :] + names[: r % len(names)]:
+    for r in range(found.rounds, found.rounds + rounds):
+        for name in rotated(list(parsers), r):
             for size in found.times[name]:
                 gc.collect()
                 found.times[name][size].append(cpu_time(parsers[name], found.lines[size], found.repeat[name, size]))
-        found.rounds += 1
+    found.rounds += rounds
 
 
 def peak_memory(parsers: dict[str, Parse], size: int) -> dict[str, float]:
