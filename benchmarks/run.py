@@ -11,10 +11,12 @@ parser's best round over the fastest peer's best round (CPU time from
 the other core and on the host shares caches and memory with the parse, and
 interrupts are charged to it, so no round is faster than the parse's own cost
 and the least of several is the nearest to it (``timeit``'s documentation gives
-the same advice for its repeats). Before timing,
-the first run of every cell checks that each parser yields the same events
-(type, data, id) as LayeredSSEParser (the parser the lessons build), and
-prints where one disagrees.
+the same advice for its repeats). The rounds come in three sweeps over every
+cell, each in a fresh process (a state that slows a parser for as long as a
+process lives then falls on a third of the rounds).
+Before timing, the first run of every cell checks that each parser yields the
+same events (type, data, id) as LayeredSSEParser (the parser the lessons build),
+and prints where one disagrees.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from __future__ import annotations
 import argparse
 import gc
 import math
+import multiprocessing
 import time
 import tracemalloc
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
 
 from corpora import CORPORA, EDGE_CASES, chunked, long_line
 from parsers import OURS, Parse, Triple, char_loop, installed_peers, ours, split_lines_floor
@@ -101,19 +105,23 @@ def guarded(chunks: list[bytes], cap: float) -> Iterator[bytes]:
         yield chunk
 
 
-def grid(plan: Plan) -> Iterator[tuple[str, str, list[bytes]]]:
+def grid(plan: Plan, *, say: bool = True) -> Iterator[tuple[str, str, list[bytes]]]:
     """(corpus, chunking, chunks) for every cell: the event corpora in four chunkings,
-    then the long-line grid (one-byte chunks only on the shorter lines)."""
+    then the long-line grid (one-byte chunks only on the shorter lines); ``say``:
+    print each corpus's size as it is made."""
     for corpus, size in plan.corpus_bytes.items():
         raw, prefix = CORPORA[corpus](size), CORPORA[corpus](plan.prefix_bytes)
-        events = len(ours(LayeredSSEParser)([raw]))
-        print(f"{corpus}: {len(raw):,} bytes, {events:,} events; one-byte chunks on {len(prefix):,} bytes", flush=True)
+        if say:
+            events = len(ours(LayeredSSEParser)([raw]))
+            print(f"{corpus}: {len(raw):,} bytes, {events:,} events; ", end="")
+            print(f"one-byte chunks on {len(prefix):,} bytes", flush=True)
         for label, chunk in CHUNKINGS:
             if label in CORPUS_CHUNKINGS.get(corpus, (label,)):
                 yield corpus, label, chunked(prefix if chunk == 1 else raw, chunk)
     for size in plan.long_lines:
         raw, corpus = long_line(size), f"long line {size / 1e6:g} MB"
-        print(f"{corpus}: one data line of {size:,} bytes", flush=True)
+        if say:
+            print(f"{corpus}: one data line of {size:,} bytes", flush=True)
         for label, chunk in CHUNKINGS:
             if chunk > 1 or size <= plan.one_byte_line_max:
                 yield corpus, label, chunked(raw, chunk)
@@ -144,6 +152,9 @@ def cpu_time(parse: Callable[[list[bytes]], object], chunks: list[bytes], repeat
     return (time.process_time() - start) / repeat
 
 
+EVERY_ROUND = slice(None)
+
+
 @dataclass
 class Cell:
     """One corpus under one chunking: times per parser per round."""
@@ -156,20 +167,21 @@ class Cell:
     too_slow: list[str] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)
 
-    def ratio(self, name: str, peers: Iterable[str]) -> float | None:
-        """The best round of ``name`` over the best round of the fastest peer."""
+    def ratio(self, name: str, peers: Iterable[str], rounds: slice = EVERY_ROUND) -> float | None:
+        """The best round of ``name`` over the best round of the fastest peer (of these
+        ``rounds``: by default all)."""
         peers = [p for p in peers if p in self.times]
         if name not in self.times or not peers:
             return None
-        return self.best(name) / min(self.best(p) for p in peers)
+        return self.best(name, rounds) / min(self.best(p, rounds) for p in peers)
 
     def fastest_peer(self, peers: Iterable[str]) -> str | None:
         timed = [p for p in peers if p in self.times]
         return min(timed, key=self.best) if timed else None
 
-    def best(self, name: str) -> float:
-        """The least CPU time of ``name``'s rounds."""
-        return min(self.times[name])
+    def best(self, name: str, rounds: slice = EVERY_ROUND) -> float:
+        """The least CPU time of ``name``'s rounds (of these ``rounds``)."""
+        return min(self.times[name][rounds])
 
 
 def first_difference(expected: list[Triple], got: list[Triple], reference: str = REFERENCE) -> str:
@@ -287,7 +299,7 @@ def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
     """The growth series, ready to time: each parser at each size it takes within the
     cap (a parser slower than the cap at one size is not timed there or above), and
     how many parses a measurement takes."""
-    lines = {size: chunked(long_line(size), 1) for size in plan.growth_bytes}
+    lines = growth_lines(plan)
     found = Growth(plan.growth_bytes, {name: {} for name in parsers}, lines)
     for name, parse in parsers.items():
         for size, chunks in lines.items():
@@ -300,6 +312,11 @@ def growth(parsers: dict[str, Parse], plan: Plan) -> Growth:
     return found
 
 
+def growth_lines(plan: Plan) -> dict[int, list[bytes]]:
+    """Each size's long line, in one-byte chunks."""
+    return {size: chunked(long_line(size), 1) for size in plan.growth_bytes}
+
+
 def time_growth(found: Growth, parsers: dict[str, Parse], rounds: int) -> None:
     """``rounds`` more rounds of the growth series, side by side as the cells' are: in
     a round, one parser's sizes one right after another, the order of parsers rotating."""
@@ -309,6 +326,45 @@ def time_growth(found: Growth, parsers: dict[str, Parse], rounds: int) -> None:
                 gc.collect()
                 found.times[name][size].append(cpu_time(parsers[name], found.lines[size], found.repeat[name, size]))
     found.rounds += rounds
+
+
+def sweep(plan: Plan, cells: list[Cell], series: Growth) -> None:
+    """One sweep over every cell and the growth series, in a fresh process: a state that
+    slows a parser for as long as its process lives (benchmarks/README.md tells of one)
+    then falls on a third of a cell's rounds, not all."""
+    bare_cells, bare_series = [replace(cell, chunks=[]) for cell in cells], replace(series, lines={})
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        times, swept = pool.submit(time_sweep, plan, bare_cells, bare_series).result()
+    for cell, cell_times in zip(cells, times, strict=True):
+        cell.times = cell_times
+    series.times, series.rounds = swept.times, swept.rounds
+
+
+def time_sweep(plan: Plan, cells: list[Cell], series: Growth) -> tuple[list[dict[str, list[float]]], Growth]:
+    """A sweep's work, in its own process: the same chunks made again, then a third of
+    each cell's rounds and of the growth series'; returns the times, the lines left out."""
+    parsers = all_parsers()[0]
+    for cell, (_, _, chunks) in zip(cells, grid(plan, say=False), strict=True):
+        cell.chunks = chunks
+    series.lines = growth_lines(plan)
+    for parse in parsers.values():
+        parse([b"data: a\n\n"])  # a peer's package is imported at its first parse: before the collector sets all aside
+    quiet_collector()
+    for cell in cells:
+        time_cell(cell, parsers, plan.rounds // plan.sweeps)
+    time_growth(series, parsers, plan.growth_rounds // plan.sweeps)
+    return [cell.times for cell in cells], replace(series, lines={})
+
+
+def print_sweep(cells: list[Cell], peers: list[str], plan: Plan, number: int) -> None:
+    """The targeted parser's worst cell in one sweep's rounds alone: how far one process's
+    rounds stand from another's."""
+    per_sweep = plan.rounds // plan.sweeps
+    rounds = slice(number * per_sweep, (number + 1) * per_sweep)
+    found = [(cell.ratio(TARGETED, peers, rounds), f"{cell.corpus}, {cell.chunking}") for cell in cells]
+    timed = [(ratio, cell) for ratio, cell in found if ratio is not None]
+    worst = "{1}: {0:.2f}x the fastest peer".format(*max(timed)) if timed else "none timed"
+    print(f"  its rounds alone: {TARGETED}'s worst cell {worst}", flush=True)
 
 
 def peak_memory(parsers: dict[str, Parse], size: int) -> dict[str, float]:
@@ -416,28 +472,33 @@ def print_targets(cells: list[Cell], growth_ratios: dict, peaks: dict, peers: li
     print(f"  whole run: {elapsed:.0f} s wall time")
 
 
+def all_parsers() -> tuple[dict[str, Parse], list[str], list[str]]:
+    """Every parser timed (ours, the char loop, the peers installed), the peers' names,
+    and the names of the peers not installed."""
+    peer_parsers, missing = installed_peers()
+    parsers: dict[str, Parse] = {name: make(**LIMITS) for name, make in OURS.items()}
+    parsers[CHAR_LOOP] = char_loop
+    parsers.update(peer_parsers)
+    return parsers, list(peer_parsers), missing
+
+
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     args.add_argument("--quick", action="store_true", help="smaller corpora (about 1.5 minutes)")
     plan = QUICK if args.parse_args().quick else FULL
     started = time.perf_counter()
-    peer_parsers, missing = installed_peers()
+    parsers, peers, missing = all_parsers()
     if missing:
         print(f"not installed, skipped: {', '.join(missing)} (pip install -r benchmarks/requirements.txt)")
-    parsers: dict[str, Parse] = {name: make(**LIMITS) for name, make in OURS.items()}
-    parsers[CHAR_LOOP] = char_loop
-    parsers.update(peer_parsers)
-    peers = list(peer_parsers)
 
     cells = [Cell(corpus, label, chunks) for corpus, label, chunks in grid(plan)]
     for cell in cells:
         check_cell(cell, parsers, plan)
     series = growth(parsers, plan)
-    for sweep in range(plan.sweeps):  # a burst of noise that lasts a while falls on one sweep's rounds of a cell
-        print(f"timing: sweep {sweep + 1} of {plan.sweeps} over every cell and the growth series", flush=True)
-        for cell in cells:
-            time_cell(cell, parsers, plan.rounds // plan.sweeps)
-        time_growth(series, parsers, plan.growth_rounds // plan.sweeps)
+    for number in range(plan.sweeps):  # a burst of noise that lasts a while falls on one sweep's rounds of a cell
+        print(f"timing: sweep {number + 1} of {plan.sweeps} over every cell and the growth series, in a fresh process")
+        sweep(plan, cells, series)
+        print_sweep(cells, peers, plan, number)
     print_cells(cells, [*OURS, CHAR_LOOP], peers)
     print_disagreements(cells)
     checked = {"SSEParser": ours(SSEParser, profile="browser")}
