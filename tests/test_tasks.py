@@ -422,6 +422,12 @@ def test_pipeline_that_drops_the_end_fails_where_the_end_matters() -> None:
     assert failure.verdict.fixture.startswith(tuple(ex05.CHAINS))
 
 
+def test_the_reference_pipeline_refuses_to_chain_nothing() -> None:
+    """With no stage there is nothing to chain, and no close() to start from: a clear error at once."""
+    with pytest.raises(ValueError, match="at least one stage"):
+        ex05.Pipeline()
+
+
 class WrapsTheParser:
     def __init__(self, *stages: Any) -> None:
         self.parser = LayeredSSEParser(decoder=stages[0], splitter=stages[1], assembler=stages[2])

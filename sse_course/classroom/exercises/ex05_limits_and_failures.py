@@ -57,6 +57,8 @@ class Pipeline:
     """Any sans-I/O stages in a row: each one's output is the next one's input."""
 
     def __init__(self, *stages: Any) -> None:
+        if not stages:
+            raise ValueError("a pipeline needs at least one stage")
         self.stages = stages
 
     def feed(self, value: Any) -> Any:
@@ -226,7 +228,7 @@ PIPELINE_RULES = rules(
         "close-returns-all",
         "close() returns all the last stage gave while closing: its feeds' output, then its close()'s",
     ),
-    ("any-length", "any number of stages, of any kind"),
+    ("any-length", "one stage or more, of any kind"),
 )
 
 
