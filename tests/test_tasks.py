@@ -301,7 +301,7 @@ def test_resume_state_rejects_the_package_field_rules(package_code: Any) -> None
 
 
 class Pipeline:
-    """The solution's composition, written as two folds."""
+    """The solution's composition, written as two folds (without its refusal of no stage)."""
 
     def __init__(self, *stages: Any) -> None:
         self.stages = list(stages)
@@ -362,6 +362,17 @@ class EndsPushedOneStage(Pipeline):
         return out + self.stages[-1].close()
 
 
+class PairwiseClose(Pipeline):
+    """Closes stage by stage in pairs, each end pushed through the next: right for two stages
+    or more, nothing at all for one."""
+
+    def close(self) -> Any:
+        ended = None
+        for stage, later in zip(self.stages, self.stages[1:], strict=False):
+            ended = later.feed(stage.close() if ended is None else ended) + later.close()
+        return ended
+
+
 #: (check, the solution, the rules the task states, [(mutant, rule, kind, direction)]).
 STREAM_TASKS = {
     "json-lines": (
@@ -390,6 +401,7 @@ STREAM_TASKS = {
             (EndsPushedOneStage, "ends-pushed-on", Kind.MISSING, "never"),
             (LastFeedDropped, "close-returns-all", Kind.MISSING, "never"),
             (ThreeStages, "any-length", Kind.WRONG_ERROR, "unexpected"),
+            (PairwiseClose, "any-length", Kind.WRONG_VALUE, ""),
         ],
     ),
 }

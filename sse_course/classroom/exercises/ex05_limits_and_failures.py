@@ -167,6 +167,11 @@ CHAINS: dict[str, tuple[str, Callable[[str], list[Any]], dict[str, tuple[str, by
         lambda _no_profile: [Utf8Decoder("replace"), TailLines()],
         {"cut-character": ("the stream ends inside a character: the decoder's close() gives U+FFFD", b"a\nb\xc3")},
     ),
+    "one-stage": (
+        "one stage alone: its feed and its close() are the pipeline's",
+        lambda _no_profile: [Batches(2)],
+        {"odd-length": ("an odd number of bytes: one is left for close()", b"abc")},
+    ),
 }
 
 
