@@ -27,6 +27,7 @@ import math
 import multiprocessing
 import time
 import tracemalloc
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -64,6 +65,10 @@ class Plan:
     sweeps: int
     growth_rounds: int
     cap_seconds: float  # a parser slower than this in a cell's first run is not timed there
+
+    def __post_init__(self) -> None:
+        if self.rounds % self.sweeps or self.growth_rounds % self.sweeps:
+            raise ValueError("each sweep takes the same share of the rounds: make them a multiple of sweeps")
 
 
 FULL = Plan(
@@ -162,6 +167,7 @@ class Cell:
     corpus: str
     chunking: str
     chunks: list[bytes]
+    fingerprint: tuple[int, int] = (0, 0)  # of the chunks: a sweep's process checks it made the same
     times: dict[str, list[float]] = field(default_factory=dict)
     repeat: dict[str, int] = field(default_factory=dict)  # parses per measurement, per parser
     too_slow: list[str] = field(default_factory=list)
@@ -341,14 +347,17 @@ def sweep(plan: Plan, cells: list[Cell], series: Growth) -> None:
 
 
 def time_sweep(plan: Plan, cells: list[Cell], series: Growth) -> tuple[list[dict[str, list[float]]], Growth]:
-    """A sweep's work, in its own process: the same chunks made again, then a third of
-    each cell's rounds and of the growth series'; returns the times, the lines left out."""
+    """A sweep's work, in its own process: the same chunks made again (checked), the start
+    of every cell parsed untimed, then a third of each cell's rounds and of the growth
+    series'; returns the times, the lines left out."""
     parsers = all_parsers()[0]
-    for cell, (_, _, chunks) in zip(cells, grid(plan, say=False), strict=True):
+    for cell, (corpus, chunking, chunks) in zip(cells, grid(plan, say=False), strict=True):
+        if (corpus, chunking, fingerprint(chunks)) != (cell.corpus, cell.chunking, cell.fingerprint):
+            raise RuntimeError(f"the sweep's process made other chunks for {cell.corpus}, {cell.chunking}")
         cell.chunks = chunks
+        for parse in timed_parsers(cell, parsers).values():  # untimed: no round is a parser's first here, and
+            parse(start_of(chunks))  # a peer's package is imported before the collector sets everything aside
     series.lines = growth_lines(plan)
-    for parse in parsers.values():
-        parse([b"data: a\n\n"])  # a peer's package is imported at its first parse: before the collector sets all aside
     quiet_collector()
     for cell in cells:
         time_cell(cell, parsers, plan.rounds // plan.sweeps)
@@ -356,15 +365,32 @@ def time_sweep(plan: Plan, cells: list[Cell], series: Growth) -> tuple[list[dict
     return [cell.times for cell in cells], replace(series, lines={})
 
 
-def print_sweep(cells: list[Cell], peers: list[str], plan: Plan, number: int) -> None:
-    """The targeted parser's worst cell in one sweep's rounds alone: how far one process's
-    rounds stand from another's."""
+def fingerprint(chunks: list[bytes]) -> tuple[int, int]:
+    """The chunks' count and a checksum of their bytes: a sweep's process checks it made the same."""
+    return len(chunks), zlib.crc32(b"".join(chunks))
+
+
+#: How much of each cell a sweep's process parses, untimed, before its rounds.
+WARM_BYTES = 64 * 1024
+
+
+def start_of(chunks: list[bytes]) -> list[bytes]:
+    """The first chunks, up to WARM_BYTES (at least one)."""
+    total, count = 0, 0
+    while count < len(chunks) and (count == 0 or total + len(chunks[count]) <= WARM_BYTES):
+        total, count = total + len(chunks[count]), count + 1
+    return chunks[:count]
+
+
+def print_sweep(cells: list[Cell], peers: list[str], plan: Plan, index: int) -> None:
+    """The targeted parser's worst cell in one sweep's rounds alone (sweep ``index``, from 0)."""
     per_sweep = plan.rounds // plan.sweeps
-    rounds = slice(number * per_sweep, (number + 1) * per_sweep)
+    rounds = slice(index * per_sweep, (index + 1) * per_sweep)
     found = [(cell.ratio(TARGETED, peers, rounds), f"{cell.corpus}, {cell.chunking}") for cell in cells]
-    timed = [(ratio, cell) for ratio, cell in found if ratio is not None]
-    worst = "{1}: {0:.2f}x the fastest peer".format(*max(timed)) if timed else "none timed"
-    print(f"  its rounds alone: {TARGETED}'s worst cell {worst}", flush=True)
+    timed = [(ratio, label) for ratio, label in found if ratio is not None]
+    if timed:
+        ratio, label = max(timed)
+        print(f"  its rounds alone: {TARGETED}'s worst cell {label}: {ratio:.2f}x the fastest peer", flush=True)
 
 
 def peak_memory(parsers: dict[str, Parse], size: int) -> dict[str, float]:
@@ -491,14 +517,17 @@ def main() -> None:
     if missing:
         print(f"not installed, skipped: {', '.join(missing)} (pip install -r benchmarks/requirements.txt)")
 
-    cells = [Cell(corpus, label, chunks) for corpus, label, chunks in grid(plan)]
+    cells = [Cell(corpus, label, chunks, fingerprint(chunks)) for corpus, label, chunks in grid(plan)]
     for cell in cells:
         check_cell(cell, parsers, plan)
     series = growth(parsers, plan)
-    for number in range(plan.sweeps):  # a burst of noise that lasts a while falls on one sweep's rounds of a cell
-        print(f"timing: sweep {number + 1} of {plan.sweeps} over every cell and the growth series, in a fresh process")
+    for index in range(plan.sweeps):  # a burst of noise that lasts a while falls on one sweep's rounds of a cell
+        print(
+            f"timing: sweep {index + 1} of {plan.sweeps} over every cell and the growth series, in a fresh process",
+            flush=True,
+        )
         sweep(plan, cells, series)
-        print_sweep(cells, peers, plan, number)
+        print_sweep(cells, peers, plan, index)
     print_cells(cells, [*OURS, CHAR_LOOP], peers)
     print_disagreements(cells)
     checked = {"SSEParser": ours(SSEParser, profile="browser")}
