@@ -22,8 +22,10 @@ and prints where one disagrees.
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import gc
+import itertools
 import math
 import multiprocessing
 import time
@@ -378,10 +380,8 @@ WARM_BYTES = 64 * 1024
 
 def start_of(chunks: list[bytes]) -> list[bytes]:
     """The first chunks, up to WARM_BYTES (at least one)."""
-    total, count = 0, 0
-    while count < len(chunks) and (count == 0 or total + len(chunks[count]) <= WARM_BYTES):
-        total, count = total + len(chunks[count]), count + 1
-    return chunks[:count]
+    ends = list(itertools.accumulate(map(len, chunks)))
+    return chunks[: max(1, bisect.bisect_right(ends, WARM_BYTES))]
 
 
 def print_sweep(cells: list[Cell], peers: list[str], plan: Plan, index: int) -> None:
